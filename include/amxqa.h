@@ -1,0 +1,308 @@
+/*
+ * amxqa.h — libamxqa: extractive question answering on one CPU core.
+ *
+ * libamxqa answers a question about a passage with a span of that passage, or
+ * says that the passage does not contain the answer. A tiny hybrid language
+ * model (sliding-window + linear attention, block-routed MoE; see
+ * schemas/MODEL.md) runs greedy decoding on one core. After set-up the library
+ * allocates nothing: the caller owns every byte.
+ *
+ * ---------------------------------------------------------------------------
+ * Complete usage example (C99, no malloc anywhere):
+ *
+ *   #include <amxqa.h>
+ *   static unsigned char arena[4u << 20] __attribute__((aligned(64)));
+ *   static unsigned char model_mem[AMXQA_MODEL_STORAGE_BYTES] __attribute__((aligned(64)));
+ *
+ *   int ask(const void* file, size_t file_len, const char* q, const char* p) {
+ *     amxqa_model* model;
+ *     amxqa_status st = amxqa_model_open(file, file_len, model_mem, &model);
+ *     if (st != AMXQA_OK) { fprintf(stderr, "%s\n", amxqa_last_error(NULL)); return 1; }
+ *
+ *     amxqa_session_options opt;
+ *     amxqa_session_options_default(&opt);        // 4,096 passage tokens, 32 answer tokens
+ *     size_t need = amxqa_session_size(model, &opt);
+ *     if (need > sizeof arena) return 1;
+ *
+ *     amxqa_session* s;
+ *     st = amxqa_session_init(model, &opt, arena, sizeof arena, &s);
+ *     if (st != AMXQA_OK) return 1;
+ *
+ *     char answer[256];
+ *     amxqa_answer_info info;
+ *     st = amxqa_answer(s, q, strlen(q), p, strlen(p), answer, sizeof answer, &info);
+ *     if (st == AMXQA_OK) printf("%s\n", info.abstained ? "(no answer)" : answer);
+ *     amxqa_session_finish(s);
+ *     return 0;
+ *   }
+ *
+ * ---------------------------------------------------------------------------
+ * Memory contract
+ *   - amxqa_model_open() makes a *view*: it never copies the model and never
+ *     allocates. The caller keeps the model bytes alive and unchanged until
+ *     the last session using it is finished. Bytes must be 64-byte aligned
+ *     (mmap'd files and aligned_alloc'd buffers are).
+ *   - The model handle itself lives in AMXQA_MODEL_STORAGE_BYTES of caller
+ *     memory passed to amxqa_model_open(); there is no hidden heap.
+ *   - amxqa_session_size() + amxqa_session_init() place a session in memory
+ *     the caller provides. After that, no libamxqa function calls malloc,
+ *     new, mmap or any other allocator, for any input size.
+ *
+ * Threading contract
+ *   - The library has no global mutable state (apart from a once-only,
+ *     thread-safe request for AMX permission on Linux).
+ *   - A model is immutable after open: any number of threads may share it.
+ *   - A session is single-threaded: use one session per thread.
+ *
+ * Input contract
+ *   - Questions and passages are byte strings. The tokenizer is byte-level, so
+ *     any bytes are answered: invalid UTF-8 and embedded NUL bytes are valid
+ *     input and are never rejected for their content. An answer is always the
+ *     exact bytes of a span of the passage.
+ *   - Untrusted model files are fully verified at open (FlatBuffers verifier
+ *     plus semantic checks of every size, count and index the runtime uses).
+ *     There is no unverified load path. A bad file gets a status code and a
+ *     message naming the field, never a crash.
+ */
+#ifndef AMXQA_H
+#define AMXQA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Visibility -------------------------------------------------------- */
+#if defined(AMXQA_STATIC_DEFINE)
+#define AMXQA_API
+#elif defined(_WIN32)
+#if defined(AMXQA_BUILDING)
+#define AMXQA_API __declspec(dllexport)
+#else
+#define AMXQA_API __declspec(dllimport)
+#endif
+#else
+#define AMXQA_API __attribute__((visibility("default")))
+#endif
+
+/* ---- Versions ---------------------------------------------------------- */
+#define AMXQA_VERSION_MAJOR 0
+#define AMXQA_VERSION_MINOR 1
+#define AMXQA_VERSION_PATCH 0
+#define AMXQA_VERSION_NUMBER \
+  (AMXQA_VERSION_MAJOR * 10000 + AMXQA_VERSION_MINOR * 100 + AMXQA_VERSION_PATCH)
+
+/* The model-file format version this library reads. Files with a larger
+ * format version are refused with AMXQA_ERR_MODEL_VERSION. */
+#define AMXQA_FORMAT_VERSION 1
+
+/* Returns AMXQA_VERSION_NUMBER of the library actually linked. Never fails. */
+AMXQA_API unsigned amxqa_version_number(void);
+/* Returns "MAJOR.MINOR.PATCH" of the library actually linked; static storage. */
+AMXQA_API const char* amxqa_version(void);
+
+/* ---- Status codes: values are pinned forever --------------------------- */
+typedef enum amxqa_status {
+  AMXQA_OK = 0,
+  /* caller errors */
+  AMXQA_ERR_NULL_ARGUMENT = 1,     /* a required pointer was NULL */
+  AMXQA_ERR_INVALID_ARGUMENT = 2,  /* an option is out of range */
+  AMXQA_ERR_WORKSPACE_TOO_SMALL = 3, /* size < amxqa_session_size() */
+  AMXQA_ERR_MISALIGNED = 4,        /* buffer not 64-byte aligned */
+  AMXQA_ERR_EMPTY_QUESTION = 5,    /* question has zero bytes */
+  AMXQA_ERR_PASSAGE_TOO_LONG = 6,  /* passage needs more tokens than the session allows */
+  AMXQA_ERR_QUESTION_TOO_LONG = 7, /* question needs more tokens than the session allows */
+  AMXQA_ERR_OUTPUT_TOO_SMALL = 8,  /* answer bytes do not fit in `out`; span still reported */
+  AMXQA_ERR_UNSUPPORTED_ISA = 9,   /* a forced ISA is not available on this CPU/OS */
+  AMXQA_ERR_CANCELLED = 10,        /* the streaming callback asked to stop */
+  /* model-file errors: each names the failed field in the message */
+  AMXQA_ERR_MODEL_TRUNCATED = 20,  /* too small to hold a model */
+  AMXQA_ERR_MODEL_IDENTIFIER = 21, /* not an .amxqa file (file_identifier) */
+  AMXQA_ERR_MODEL_VERSION = 22,    /* format version newer than this library */
+  AMXQA_ERR_MODEL_CORRUPT = 23,    /* FlatBuffers verifier rejected the file */
+  AMXQA_ERR_MODEL_ARCH = 24,       /* an architecture field is zero, too big or inconsistent */
+  AMXQA_ERR_MODEL_TENSOR = 25,     /* a tensor is missing, mis-shaped, mis-typed or out of bounds */
+  AMXQA_ERR_MODEL_ALIGNMENT = 26,  /* tensor data not 64-byte aligned */
+  AMXQA_ERR_MODEL_TOKENIZER = 27,  /* tokenizer pieces/merges invalid */
+  AMXQA_ERR_MODEL_VOCAB_MASK = 28, /* vocabulary mask length or content invalid */
+  AMXQA_ERR_MODEL_SPECIALS = 29,   /* special token ids out of range or duplicated */
+  AMXQA_ERR_MODEL_MOE = 30,        /* MoE E, k, layer set or routing sizes invalid */
+  AMXQA_ERR_MODEL_LAYOUT = 31,     /* packed layout tag does not fit the tensor shape */
+  AMXQA_ERR_MODEL_OVERFLOW = 32,   /* a size computed from the file overflows */
+  AMXQA_ERR_INTERNAL = 99
+} amxqa_status;
+
+/* Returns a constant, stable name such as "AMXQA_ERR_MODEL_VERSION" for any
+ * value (unknown values give "AMXQA_ERR_UNKNOWN"). Never returns NULL. */
+AMXQA_API const char* amxqa_status_name(amxqa_status status);
+
+/* ---- Opaque handles ---------------------------------------------------- */
+typedef struct amxqa_model amxqa_model;
+typedef struct amxqa_session amxqa_session;
+
+/* ---- Instruction sets -------------------------------------------------- */
+typedef enum amxqa_isa {
+  AMXQA_ISA_AUTO = 0,   /* best available, capped by AMXQA_MAX_ISA if set */
+  AMXQA_ISA_SCALAR = 1, /* portable C++ reference: the oracle */
+  AMXQA_ISA_AVX2 = 2,   /* AVX2 + FMA */
+  AMXQA_ISA_AVX512 = 3, /* AVX-512F/BW/VL, + BF16 (vdpbf16ps) and VNNI when present */
+  AMXQA_ISA_AMX = 4,    /* AMX tiles for prefill (M >= 16), AVX-512 for decode */
+  AMXQA_ISA_AMX_EMULATED = 5 /* AMX kernels on the portable tile emulator (tests) */
+} amxqa_isa;
+
+/* Name of an ISA value: "auto", "scalar", "avx2", "avx512", "amx", "amx-emulated". */
+AMXQA_API const char* amxqa_isa_name(amxqa_isa isa);
+
+/* CPU / OS capability report. Filled by amxqa_cpu_query(); never allocates. */
+typedef struct amxqa_cpu_info {
+  char vendor[16];
+  char model_name[64];
+  uint8_t has_avx2_fma;
+  uint8_t has_avx512; /* F, BW, VL, DQ with OS (XCR0) support */
+  uint8_t has_avx512_bf16;
+  uint8_t has_avx512_vnni;
+  uint8_t has_amx;    /* every AMX check passed, permission granted */
+  amxqa_isa best;     /* the ISA AMXQA_ISA_AUTO resolves to (after AMXQA_MAX_ISA) */
+  char amx_reason[96];/* e.g. "AMX: not used: CPU lacks AMX-TILE" or "AMX: used" */
+  char max_isa_env[16]; /* value of AMXQA_MAX_ISA seen, "" if unset */
+} amxqa_cpu_info;
+
+/* Fills `info`. The first call may request AMX permission from the OS
+ * (Linux arch_prctl), once per process, thread-safely. */
+AMXQA_API amxqa_status amxqa_cpu_query(amxqa_cpu_info* info);
+
+/* ---- Errors ------------------------------------------------------------ */
+/* Message for the last failure of `session`, or, with NULL, for the last
+ * failure of amxqa_model_open/amxqa_session_init on the calling thread
+ * (thread-local, static storage). Never NULL; "" when there was none. */
+AMXQA_API const char* amxqa_last_error(const amxqa_session* session);
+
+/* ---- Model ------------------------------------------------------------- */
+/* Opens a verified, zero-copy view of a model file held in `data` (for
+ * example an mmap of the file, or an aligned buffer). `data` must be
+ * 64-byte aligned and stay alive and unchanged while the model is in use.
+ *
+ * The model handle itself is placed in `storage`, which must be at least
+ * AMXQA_MODEL_STORAGE_BYTES bytes and 64-byte aligned (NULL gives
+ * AMXQA_ERR_NULL_ARGUMENT). There is no hidden heap.
+ *
+ * Returns AMXQA_OK, or a model error whose message (amxqa_last_error(NULL))
+ * names the failed field. Never allocates, never reads outside [data, data+len). */
+#define AMXQA_MODEL_STORAGE_BYTES 4096
+AMXQA_API amxqa_status amxqa_model_open(const void* data, size_t len, void* storage,
+                                        amxqa_model** out_model);
+
+/* Runs every validation check again and reports each failure (not only the
+ * first) through `report`, one call per failed check. Returns AMXQA_OK when
+ * all pass, else the status of the first failure. `report` may be NULL. */
+typedef void (*amxqa_report_fn)(void* user, amxqa_status status, const char* message);
+AMXQA_API amxqa_status amxqa_model_verify(const void* data, size_t len, amxqa_report_fn report,
+                                          void* user);
+
+/* Architecture summary of an open model. All fields are filled. */
+typedef struct amxqa_model_info {
+  uint32_t format_version;
+  uint32_t d_model, n_layers, n_heads, n_kv_heads, head_dim, window, lin_state, d_ff;
+  uint32_t moe_experts, moe_top_k, moe_d_ff, moe_route_block, moe_route_window, moe_layer_count;
+  uint32_t vocab_size, vocab_masked; /* tokens the vocabulary mask forbids */
+  char layer_kinds[64];              /* e.g. "lin swa swa lin swa lin" */
+  char weight_dtype[8];              /* "f32", "bf16" or "int8" (of the largest tensor) */
+  uint64_t weight_bytes, param_count, active_param_count;
+  char trainer_version[32];
+  char recipe[64];
+  uint64_t tokens_seen;
+} amxqa_model_info;
+AMXQA_API amxqa_status amxqa_model_get_info(const amxqa_model* model, amxqa_model_info* info);
+
+/* Provenance scores stored in the model ("squad_dev_em", ...). Returns the
+ * number of scores; fills at most `cap` names/values. */
+AMXQA_API size_t amxqa_model_scores(const amxqa_model* model, const char** names, float* values,
+                                    size_t cap);
+
+/* ---- Session ----------------------------------------------------------- */
+typedef struct amxqa_session_options {
+  uint32_t struct_size;          /* sizeof(amxqa_session_options); for ABI growth */
+  uint32_t max_passage_tokens;   /* default 4096 */
+  uint32_t max_question_tokens;  /* default 128 */
+  uint32_t max_answer_tokens;    /* default 32 */
+  amxqa_isa isa;                 /* default AMXQA_ISA_AUTO; a cap, also via AMXQA_MAX_ISA */
+  uint8_t extractive;            /* default 1: answers are passage spans; 0: free mode */
+  uint8_t use_vocab_mask;        /* default 1: the model's static vocabulary mask applies */
+  uint8_t reserved[6];
+} amxqa_session_options;
+
+/* Fills the defaults above. Never fails. */
+AMXQA_API void amxqa_session_options_default(amxqa_session_options* options);
+
+/* Bytes a session needs for `options` (NULL: defaults), or 0 if the options
+ * are invalid for this model. The state is constant in passage length: only
+ * a per-passage-token buffer (16 bytes/token) grows with max_passage_tokens. */
+AMXQA_API size_t amxqa_session_size(const amxqa_model* model,
+                                    const amxqa_session_options* options);
+
+/* Places a session in `mem` (64-byte aligned, `size` >= amxqa_session_size).
+ * Never allocates. Fails with AMXQA_ERR_WORKSPACE_TOO_SMALL when size is
+ * short by even one byte, AMXQA_ERR_UNSUPPORTED_ISA when a forced ISA is
+ * missing. */
+AMXQA_API amxqa_status amxqa_session_init(const amxqa_model* model,
+                                          const amxqa_session_options* options, void* mem,
+                                          size_t size, amxqa_session** out_session);
+
+/* Releases per-thread hardware state (AMX tile configuration). The memory
+ * stays the caller's; nothing is freed. Safe to call twice. */
+AMXQA_API void amxqa_session_finish(amxqa_session* session);
+
+/* The ISA the session actually runs. */
+AMXQA_API amxqa_isa amxqa_session_isa(const amxqa_session* session);
+
+/* ---- Answering --------------------------------------------------------- */
+typedef struct amxqa_answer_info {
+  uint64_t span_begin;     /* answer = passage[span_begin, span_end) */
+  uint64_t span_end;
+  uint8_t abstained;       /* 1: the passage does not contain the answer */
+  uint8_t stopped_on_eot;  /* 1: decoding ended with EOT (not the token cap) */
+  uint8_t reserved[2];
+  float mean_logprob;      /* mean log-probability of the emitted tokens */
+  uint32_t question_tokens, passage_tokens, answer_tokens;
+  uint64_t prefill_ns, decode_ns;
+  amxqa_isa isa;           /* backend that ran */
+} amxqa_answer_info;
+
+/* Answers `question` about `passage`. The answer text (the exact passage
+ * bytes of the span, never re-detokenized, leading/trailing white space
+ * trimmed) is written to `out` NUL-terminated; an abstention writes "".
+ * In free mode (options.extractive == 0) the detokenized generation is
+ * written and span_begin == span_end == 0.
+ *
+ * Returns AMXQA_OK; AMXQA_ERR_EMPTY_QUESTION; AMXQA_ERR_PASSAGE_TOO_LONG /
+ * AMXQA_ERR_QUESTION_TOO_LONG; AMXQA_ERR_OUTPUT_TOO_SMALL (info still
+ * filled, `out` holds a truncated NUL-terminated prefix). An empty passage is
+ * valid and is answered by abstaining. Never allocates. `info` may be NULL. */
+AMXQA_API amxqa_status amxqa_answer(amxqa_session* session, const char* question, size_t qlen,
+                                    const char* passage, size_t plen, char* out, size_t outcap,
+                                    amxqa_answer_info* info);
+
+/* Streaming variant: `on_token` is called once per emitted answer token with
+ * the bytes it adds (a passage slice in extractive mode). Returning non-zero
+ * from the callback stops decoding with AMXQA_ERR_CANCELLED. */
+typedef int (*amxqa_token_fn)(void* user, const char* bytes, size_t len);
+AMXQA_API amxqa_status amxqa_answer_stream(amxqa_session* session, const char* question,
+                                           size_t qlen, const char* passage, size_t plen,
+                                           amxqa_token_fn on_token, void* user,
+                                           amxqa_answer_info* info);
+
+/* ---- Tokenizer (exposed for tools and tests) --------------------------- */
+/* Encodes `text` with the model's byte-level BPE into `ids` (capacity
+ * `cap`). Returns the number of tokens; if it exceeds `cap`, only `cap` were
+ * written. Never allocates; any bytes encode. */
+AMXQA_API size_t amxqa_tokenize(const amxqa_model* model, const char* text, size_t len,
+                                uint32_t* ids, size_t cap);
+/* Bytes of one token id (not NUL-terminated); NULL and *len = 0 if out of range. */
+AMXQA_API const char* amxqa_token_bytes(const amxqa_model* model, uint32_t id, size_t* len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AMXQA_H */

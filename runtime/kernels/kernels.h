@@ -1,0 +1,64 @@
+// kernels.h — the ISA-dispatched micro-kernels: every matrix product of the
+// runtime and of the trainer goes through one of these tables, so what the
+// trainer measures is what ships. One table per ISA (kernels_scalar.cpp is
+// the oracle; kernels_avx2.cpp, kernels_avx512.cpp, amx/kernels_amx.cpp).
+// Kernel names say their ISA; each has a test (tests/unit/test_kernels.cpp)
+// and a benchmark (bench/bench_kernels.cpp).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace amxqa {
+
+enum class DType : uint8_t { f32 = 0, bf16 = 1, i8 = 2 };      // = amxqa.fb::DType
+enum class Layout : uint8_t { plain = 0, vnni2 = 1, vnni4 = 2 }; // = amxqa.fb::Layout
+
+// A weight matrix used in place (zero copy). Logical shape [rows = out][cols = in].
+// plain: row-major. vnni2 (bf16): [cols/2][rows][2]. vnni4 (i8): [cols/4][rows][4].
+// i8 rows carry an f32 scale each: w[r][c] = scales[r] * q[r][c].
+struct WeightView {
+  DType dtype = DType::f32;
+  Layout layout = Layout::plain;
+  uint32_t rows = 0, cols = 0;
+  const void* data = nullptr;
+  const float* scales = nullptr;  // i8 only
+};
+
+// bf16 <-> f32 (round to nearest even; NaN stays NaN).
+uint16_t f32_to_bf16(float f);
+float bf16_to_f32(uint16_t b);
+
+struct Kernels {
+  const char* name;  // "scalar", "avx2_fma", "avx512", "amx_bf16_16x16", ...
+
+  // y[rows] = W x[cols]. Decode path (M = 1).
+  void (*matvec)(const WeightView& w, const float* x, float* y);
+
+  // Y[m][rows] = X[m][cols] · Wᵀ, X row stride ldx, Y row stride ldy (in floats).
+  // Prefill path (M > 1).
+  void (*matmul)(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y, size_t ldy);
+
+  // out[i] = W[ids[i]] · x for n selected rows: the extractive readout computes
+  // only the rows the decoding constraint allows.
+  void (*rows_dot)(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
+                   float* out);
+
+  // General fp32 GEMM for the trainer and f32 models, row-major:
+  // C[m][n] = alpha * op(A)[m][k] · op(B)[k][n] + beta * C,
+  // op(A) = A (lda >= k) or Aᵀ (A is [k][m], lda >= m); likewise B.
+  void (*sgemm)(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
+                const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
+                size_t ldc);
+};
+
+// The table for an ISA, or nullptr if this build or this CPU cannot run it.
+// isa values are amxqa_isa (include/amxqa.h).
+const Kernels* kernels_for_isa(int isa);
+
+const Kernels& kernels_scalar();
+const Kernels* kernels_avx2();    // nullptr if not compiled in
+const Kernels* kernels_avx512();  // nullptr if not compiled in
+const Kernels* kernels_amx();     // real tiles; nullptr if not compiled in
+const Kernels* kernels_amx_emulated();
+
+}  // namespace amxqa

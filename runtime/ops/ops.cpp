@@ -1,0 +1,104 @@
+// ops.cpp — see ops.h. Plain loops on purpose: -O3 vectorises them, and the
+// trainer's gradient checks run against exactly this code.
+#include "ops.h"
+
+#include <cmath>
+
+namespace amxqa::ops {
+
+float rmsnorm(const float* x, const float* g, size_t n, float eps, float* y) {
+  float ss = 0.f;
+  for (size_t i = 0; i < n; ++i) ss += x[i] * x[i];
+  const float inv = 1.0f / std::sqrt(ss / static_cast<float>(n) + eps);
+  if (g)
+    for (size_t i = 0; i < n; ++i) y[i] = x[i] * inv * g[i];
+  else
+    for (size_t i = 0; i < n; ++i) y[i] = x[i] * inv;
+  return inv;
+}
+
+void rope(float* v, size_t hd, uint32_t pos, float theta, bool inverse) {
+  const size_t half = hd / 2;
+  for (size_t i = 0; i < half; ++i) {
+    const double freq = std::pow(static_cast<double>(theta), -2.0 * double(i) / double(hd));
+    const double ang = double(pos) * freq * (inverse ? -1.0 : 1.0);
+    const float c = static_cast<float>(std::cos(ang)), s = static_cast<float>(std::sin(ang));
+    const float a = v[i], b = v[i + half];
+    v[i] = a * c - b * s;
+    v[i + half] = a * s + b * c;
+  }
+}
+
+float softplus(float z) { return z > 20.f ? z : std::log1p(std::exp(z)); }
+float lin_decay(float z) { return std::exp(-softplus(z)); }
+
+void relu2(const float* x, size_t n, float* y) {
+  for (size_t i = 0; i < n; ++i) {
+    const float r = x[i] > 0.f ? x[i] : 0.f;
+    y[i] = r * r;
+  }
+}
+
+float softmax(float* x, size_t n) {
+  if (n == 0) return -INFINITY;
+  float mx = x[0];
+  for (size_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+  float sum = 0.f;
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - mx);
+    sum += x[i];
+  }
+  const float inv = 1.0f / sum;
+  for (size_t i = 0; i < n; ++i) x[i] *= inv;
+  return std::log(sum) + mx;
+}
+
+void swa_attend(const float* q, const float* K, size_t kstride, const float* V, size_t vstride,
+                size_t n, size_t hd, float* probs, float* out) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  for (size_t j = 0; j < n; ++j) {
+    const float* k = K + j * kstride;
+    float s = 0.f;
+    for (size_t i = 0; i < hd; ++i) s += q[i] * k[i];
+    probs[j] = s * scale;
+  }
+  softmax(probs, n);
+  for (size_t i = 0; i < hd; ++i) out[i] = 0.f;
+  for (size_t j = 0; j < n; ++j) {
+    const float* v = V + j * vstride;
+    const float p = probs[j];
+    for (size_t i = 0; i < hd; ++i) out[i] += p * v[i];
+  }
+}
+
+void lin_step(float* S, const float* q, const float* k, const float* v, float a, size_t dk,
+              size_t hd, float* o) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  for (size_t i = 0; i < hd; ++i) o[i] = 0.f;
+  for (size_t r = 0; r < dk; ++r) {
+    float* row = S + r * hd;
+    const float kr = k[r], qr = q[r] * scale;
+    for (size_t i = 0; i < hd; ++i) {
+      row[i] = a * row[i] + kr * v[i];
+      o[i] += qr * row[i];
+    }
+  }
+}
+
+void moe_route(const float* r, size_t E, size_t k, uint32_t* idx, float* gates) {
+  // Selection by repeated scan: k is tiny (≤ 8) and E ≤ a few hundred.
+  for (size_t s = 0; s < k; ++s) {
+    size_t best = E;
+    for (size_t i = 0; i < E; ++i) {
+      bool taken = false;
+      for (size_t t = 0; t < s; ++t) taken |= (idx[t] == i);
+      if (taken) continue;
+      if (best == E || r[i] > r[best]) best = i;
+    }
+    idx[s] = static_cast<uint32_t>(best);
+    gates[s] = r[best];
+  }
+  softmax(gates, k);
+}
+
+}  // namespace amxqa::ops
