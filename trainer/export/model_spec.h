@@ -1,0 +1,83 @@
+// model_spec.h — the in-memory description of a model that the trainer, the
+// tests and the exporter share, and the one function that turns it into an
+// .amxqa FlatBuffers file (schemas/amxqa.fbs). Names follow schemas/MODEL.md.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/kernels.h"  // DType, Layout
+
+namespace amxqa {
+
+enum : uint8_t { kLayerSwa = 0, kLayerLin = 1 };
+
+// Special ids and token layout are fixed by MODEL.md.
+enum : uint32_t { kPad = 0, kBos = 1, kEot = 2, kAns = 3, kAbstain = 4, kByteBase = 5, kMergeBase = 261 };
+
+struct ArchConfig {
+  uint32_t d_model = 64, n_layers = 2;
+  std::vector<uint8_t> layer_kinds;  // kLayerSwa / kLayerLin, size n_layers
+  uint32_t n_heads = 2, n_kv_heads = 1, head_dim = 32, window = 256, lin_state = 32, d_ff = 160;
+  uint32_t moe_experts = 0, moe_top_k = 0, moe_d_ff = 0, moe_route_block = 64, moe_route_window = 64;
+  std::vector<uint32_t> moe_layers;  // strictly increasing layer indices
+  uint32_t vocab_size = 512;
+  float rope_theta = 10000.f, norm_eps = 1e-5f;
+
+  bool is_moe(uint32_t layer) const {
+    for (uint32_t l : moe_layers) if (l == layer) return true;
+    return false;
+  }
+};
+
+// Byte-level BPE as trained: merges in rank order; merge r makes id kMergeBase + r.
+struct TokenizerData {
+  std::vector<std::pair<uint32_t, uint32_t>> merges;
+  uint32_t max_chunk_len = 64;
+  // Bytes of every id 0..vocab-1 (specials get "<|pad|>" etc.), derived from merges.
+  std::vector<std::string> pieces(uint32_t vocab_size) const;
+};
+
+// One named tensor, given as f32 and written as `dtype`/`layout`.
+struct TensorSpec {
+  std::string name;
+  std::vector<uint32_t> shape;
+  std::vector<float> values;  // product(shape) floats, logical row-major
+  DType dtype = DType::f32;
+  Layout layout = Layout::plain;
+};
+
+struct Provenance {
+  std::string trainer_version = "0.1.0", recipe, recipe_text, notes;
+  std::vector<std::string> data_digests;
+  uint64_t tokens_seen = 0;
+  double wall_seconds = 0;
+  std::vector<std::pair<std::string, float>> scores;
+};
+
+struct ModelSpec {
+  ArchConfig arch;
+  TokenizerData tokenizer;
+  std::vector<uint8_t> vocab_mask;  // one byte per token here (0/1); packed to bits on write
+  std::vector<TensorSpec> tensors;
+  Provenance provenance;
+  uint32_t format_version = 1;
+};
+
+// Serialises to an .amxqa file image (64-byte aligned weights). Converts each
+// tensor to its dtype (bf16 round-to-nearest-even; i8 with per-row absmax
+// scales) and layout. Throws std::runtime_error on an inconsistent spec.
+std::vector<uint8_t> write_model(const ModelSpec& spec);
+
+// Writes bytes to a file; throws on I/O failure.
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
+
+// A deterministic tiny model with random weights for tests and benches
+// (no trained tokenizer: a handful of fixed merges). `shape` picks a preset:
+// "tiny" (d 64, 2 layers lin+swa, MoE in layer 0, vocab 300) or
+// "reference" (the paper's shape: d 256, lin swa swa lin swa lin, window 256,
+// MLP 640, E 128 k 4 d_ff_e 160 in layers 0 3 5, vocab 16384).
+ModelSpec make_random_model(const std::string& shape, uint64_t seed, DType dtype = DType::f32);
+
+}  // namespace amxqa

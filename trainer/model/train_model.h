@@ -1,0 +1,106 @@
+// train_model.h — the trainer's model: fp32 master weights, a forward pass that
+// keeps its activations (built on the runtime's kernels and ops, never a second
+// implementation of the math in schemas/MODEL.md), and a hand-written backward.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "export/model_spec.h"
+
+namespace amxqa::train {
+
+// One fp32 parameter tensor with its gradient and AdamW moments.
+struct Param {
+  std::string name;             // MODEL.md tensor name
+  std::vector<uint32_t> shape;
+  std::vector<float> w, g, m, v;
+  bool decay = true;            // norms, gains, biases: false
+  // MoE expert tensors: which experts got gradient this step (only those are stepped).
+  std::vector<uint8_t> touched; // per expert, empty for dense tensors
+};
+
+enum class LossKind : uint8_t {
+  full,        // softmax over the whole vocabulary
+  sampled,     // softmax over targets + a shared pool of `sampled_pool` random ids per document
+  extractive,  // softmax over the document's passage ids + EOT + ABSTAIN (what decoding allows)
+};
+
+struct LossOptions {
+  LossKind kind = LossKind::full;
+  uint32_t sampled_pool = 1024;
+  uint64_t seed = 0;                  // for the sampled pool
+  float load_balance = 0.01f;         // MoE aux loss coefficient
+  bool shuffle_route_stat = false;    // ablation (paper failure 3)
+  // extractive only: the passage token range [begin, end) inside the document
+  uint32_t passage_begin = 0, passage_end = 0;
+};
+
+struct StepStats {
+  double loss_sum = 0;      // sum of CE over predicted positions
+  uint64_t predicted = 0;   // number of predicted positions
+  double aux_loss = 0;
+  uint64_t correct = 0;     // argmax == target (over the loss's softmax set)
+  std::vector<uint64_t> expert_counts;  // per MoE layer × E, routing slots this step
+};
+
+class TrainModel {
+ public:
+  TrainModel(const ArchConfig& arch, uint64_t seed);   // random init (scaled normal)
+  const ArchConfig& arch() const { return arch_; }
+  std::vector<Param>& params() { return params_; }
+  const std::vector<Param>& params() const { return params_; }
+  Param* find(const std::string& name);
+
+  // One document: tokens[0] == kBos. target_mask[t] != 0: position t predicts
+  // tokens[t + 1] (t + 1 < n). Runs forward and backward, ACCUMULATES into
+  // each Param::g, returns statistics. Deterministic.
+  StepStats forward_backward(const uint32_t* tokens, size_t n, const uint8_t* target_mask,
+                             const LossOptions& opt);
+
+  // Forward only: loss statistics, no gradients.
+  StepStats evaluate(const uint32_t* tokens, size_t n, const uint8_t* target_mask,
+                     const LossOptions& opt);
+
+  // Final hidden state → logits of every id at the last position of tokens
+  // (greedy generation for probes while training; the shipped path is the C API).
+  void last_logits(const uint32_t* tokens, size_t n, std::vector<float>& logits);
+
+  void zero_grad();
+  // Global L2 norm of gradients (for clipping).
+  double grad_norm() const;
+
+  // Rows of tok_emb that ever received gradient as a target/input (paper failure 4).
+  std::vector<uint64_t>& token_seen() { return token_seen_; }
+
+  // To the exporter: every Param as a TensorSpec (f32), MODEL.md names.
+  std::vector<TensorSpec> to_tensors(DType matrix_dtype) const;
+
+ private:
+  ArchConfig arch_;
+  std::vector<Param> params_;
+  std::vector<uint64_t> token_seen_;
+  struct Impl;
+  std::shared_ptr<Impl> impl_;  // activations and scratch
+};
+
+struct AdamWConfig {
+  float lr = 3e-4f, beta1 = 0.9f, beta2 = 0.95f, eps = 1e-8f, weight_decay = 0.1f, clip = 1.0f;
+  uint32_t warmup = 25;
+  float final_lr_frac = 0.1f;  // cosine decay to lr * final_lr_frac (ours: cosine)
+};
+float lr_at(const AdamWConfig& c, uint64_t step, uint64_t total_steps);
+// One AdamW step over all params (moe expert slices only where touched), after
+// clipping by global norm; returns the pre-clip norm. step counts from 1.
+double adamw_step(std::vector<Param>& params, const AdamWConfig& c, uint64_t step, float lr);
+
+// Bit-exact checkpoints: weights, moments, step, RNG state, data cursor.
+struct TrainState {
+  uint64_t step = 0, tokens_seen = 0, data_cursor = 0, rng_state = 0;
+  std::string extra;  // stage-specific, opaque
+};
+void save_checkpoint(const std::string& path, const TrainModel& m, const TrainState& s);
+bool load_checkpoint(const std::string& path, TrainModel& m, TrainState& s);  // false if absent
+
+}  // namespace amxqa::train
