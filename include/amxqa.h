@@ -190,7 +190,7 @@ AMXQA_API const char* amxqa_last_error(const amxqa_session* session);
  *
  * Returns AMXQA_OK, or a model error whose message (amxqa_last_error(NULL))
  * names the failed field. Never allocates, never reads outside [data, data+len). */
-#define AMXQA_MODEL_STORAGE_BYTES 4096
+#define AMXQA_MODEL_STORAGE_BYTES 16384
 AMXQA_API amxqa_status amxqa_model_open(const void* data, size_t len, void* storage,
                                         amxqa_model** out_model);
 
