@@ -1,0 +1,386 @@
+// amx_gemm_impl.h — the AMX tile GEMMs, written once. Include after defining
+// AMXQA_TILES_REAL or AMXQA_TILES_EMULATED (see tile_ops.h); everything lands
+// in namespace amxqa::AMXQA_TILE_NS, one copy per backend.
+//
+// Both kernels compute the prefill product of kernels.h,
+//   Y[m][N] = X[m][K] · Wᵀ   (W logical [N rows = outputs][K cols = inputs]),
+// on a 32 x 32 block of outputs at a time with all 8 tiles:
+//   tmm0..tmm3  C, 2 x 2 tiles of 16 x 16 (fp32 or int32)
+//   tmm4, tmm5  A, rows i0..i0+15 and i0+16..i0+31 of the activations
+//   tmm6, tmm7  B, outputs j0..j0+15 and j0+16..j0+31 of the weights
+// Every tile is 16 rows x 64 bytes (one configuration, loaded once per thread).
+//
+// bf16 (amx_bf16_gemm_16x16): W is vnni2 [K/2][N][2], which *is* the B tile
+// layout (row = one k pair, 16 outputs x 2 bf16), so full B tiles load straight
+// from the model with stride 4N bytes (zero copy). Activations are rounded to
+// bf16 (RNE, as f32_to_bf16) into a 32-row panel of kKcBf16 columns.
+//
+// int8 (amx_int8_gemm_16x16): W is vnni4 [K/4][N][4] with one f32 scale per
+// output. Activations are quantised per row, symmetric absmax:
+//   sx = max_c |x[c]| / 127,  q[c] = clamp(round_half_even(x[c] / sx), -127, 127)
+// (an all-zero row gets sx = 0 and q = 0). TDPBSSD accumulates exactly in
+// int32, and Y[i][j] = w.scales[j] * (sx[i] * acc). This is an approximation
+// of the f32-activation scalar product (relative error ~ 1/254 per element).
+//
+// Edges: M, N and K need not be multiples of the tile sizes. Missing A rows and
+// K columns are zeros in the panel; B tiles that cross N or K are copied into a
+// zero-padded stack buffer; C tiles that cross M or N go through a 16 x 16
+// stack buffer. Padding only ever meets padding or discarded outputs.
+//
+// K is processed in chunks (the A panel stays in L1/L2); C tiles are zeroed on
+// the first chunk and reloaded from Y on later ones (int8 keeps its raw int32
+// partial sums in Y's bytes until the last chunk converts them).
+// Nothing is allocated: all buffers are on the stack (~36 KiB).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/amx/tile_ops.h"
+#include "kernels/kernels.h"
+
+namespace amxqa {
+namespace AMXQA_TILE_NS {
+
+constexpr size_t kTile = 16;         // rows of every tile, and C columns
+constexpr size_t kBlock = 2 * kTile; // outputs per block in each dimension
+constexpr size_t kKcBf16 = 512;      // bf16 activations per panel row (16 k-tiles)
+constexpr size_t kKcI8 = 1024;       // int8 activations per panel row (16 k-tiles)
+static_assert(kKcBf16 % 32 == 0 && kKcI8 % 64 == 0, "chunks are whole k-tiles");
+
+inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+inline size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
+
+// ---- per-thread tile configuration --------------------------------------
+
+inline thread_local bool t_configured = false;
+
+inline amx_emu::TileConfig kernel_config() {
+  amx_emu::TileConfig c{};
+  c.palette_id = 1;
+  for (int t = 0; t < amx_emu::kMaxNames; ++t) {
+    c.colsb[t] = amx_emu::kBytesPerRow;
+    c.rows[t] = amx_emu::kMaxRows;
+  }
+  return c;
+}
+
+// Someone else on this thread may have loaded another tile configuration
+// (the emulator's own tests, another AMX library, ...). STTILECFG costs far
+// less than the smallest tile GEMM (16 x 16 x 32), so check rather than trust.
+inline bool still_configured() {
+  alignas(64) amx_emu::TileConfig now{};
+  const amx_emu::TileConfig want = kernel_config();
+  AMXQA_TILE_STORECONFIG(&now);
+  return std::memcmp(&now, &want, sizeof now) == 0;
+}
+
+inline void ensure_configured() {
+  if (t_configured && still_configured()) return;
+  alignas(64) const amx_emu::TileConfig cfg = kernel_config();
+  AMXQA_TILE_LOADCONFIG(&cfg);
+  t_configured = true;
+}
+
+inline void release_tiles() {
+  if (t_configured) AMXQA_TILE_RELEASE();
+  t_configured = false;
+}
+
+// ---- tile register number from a runtime index (C tiles only, cold path) --
+
+inline void tile_zero_n(int t) {
+  switch (t) {
+    case 0: AMXQA_TILE_ZERO(0); break;
+    case 1: AMXQA_TILE_ZERO(1); break;
+    case 2: AMXQA_TILE_ZERO(2); break;
+    default: AMXQA_TILE_ZERO(3); break;
+  }
+}
+inline void tile_load_n(int t, const void* p, size_t stride) {
+  switch (t) {
+    case 0: AMXQA_TILE_LOAD(0, p, stride); break;
+    case 1: AMXQA_TILE_LOAD(1, p, stride); break;
+    case 2: AMXQA_TILE_LOAD(2, p, stride); break;
+    default: AMXQA_TILE_LOAD(3, p, stride); break;
+  }
+}
+inline void tile_store_n(int t, void* p, size_t stride) {
+  switch (t) {
+    case 0: AMXQA_TILE_STORE(0, p, stride); break;
+    case 1: AMXQA_TILE_STORE(1, p, stride); break;
+    case 2: AMXQA_TILE_STORE(2, p, stride); break;
+    default: AMXQA_TILE_STORE(3, p, stride); break;
+  }
+}
+
+// ---- C tiles: 16 x 16 x 4 bytes at Y[i0..][j0..], clipped to rows x cols ----
+
+struct CTile {
+  float* y;          // Y + i0 * ldy + j0
+  size_t ldy;        // in elements
+  size_t rows, cols; // valid part, each 1..16
+  bool full() const { return rows == kTile && cols == kTile; }
+};
+
+// First K chunk: zero; later chunks: reload the partial sums (raw 32-bit
+// lanes, fp32 or int32) from Y.
+inline void c_begin(int t, const CTile& c, bool first, uint32_t (*buf)[kTile]) {
+  if (first) {
+    tile_zero_n(t);
+  } else if (c.full()) {
+    tile_load_n(t, c.y, c.ldy * 4);
+  } else {
+    std::memset(buf, 0, kTile * kTile * 4);
+    for (size_t r = 0; r < c.rows; ++r) std::memcpy(buf[r], c.y + r * c.ldy, c.cols * 4);
+    tile_load_n(t, buf, kTile * 4);
+  }
+}
+
+// Store the tile's raw 32-bit lanes into Y's valid part.
+inline void c_store_raw(int t, const CTile& c, uint32_t (*buf)[kTile]) {
+  if (c.full()) {
+    tile_store_n(t, c.y, c.ldy * 4);
+    return;
+  }
+  tile_store_n(t, buf, kTile * 4);
+  for (size_t r = 0; r < c.rows; ++r) std::memcpy(c.y + r * c.ldy, buf[r], c.cols * 4);
+}
+
+// int8 last chunk: Y = scale_w[j] * (sx[i] * acc).
+inline void c_store_scaled(int t, const CTile& c, const float* sx, const float* sw,
+                           uint32_t (*buf)[kTile]) {
+  tile_store_n(t, buf, kTile * 4);
+  for (size_t r = 0; r < c.rows; ++r)
+    for (size_t j = 0; j < c.cols; ++j) {
+      int32_t acc;
+      std::memcpy(&acc, &buf[r][j], 4);
+      c.y[r * c.ldy + j] = sw[j] * (sx[r] * static_cast<float>(acc));
+    }
+}
+
+// ---- activations --------------------------------------------------------
+
+// Same rounding as amxqa::f32_to_bf16 (kernels/bf16.cpp), inlined so this
+// backend's compiler flags can vectorise the panel conversion.
+inline uint16_t to_bf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+// panel[r][0..kc_pad) = bf16(X[r][k0..k0+kc)), zero beyond kc and for r >= mr.
+inline void pack_a_bf16(const float* X, size_t ldx, size_t mr, size_t rows_pad, size_t k0,
+                        size_t kc, size_t kc_pad, uint16_t (*panel)[kKcBf16]) {
+  for (size_t r = 0; r < rows_pad; ++r) {
+    uint16_t* dst = panel[r];
+    size_t c = 0;
+    if (r < mr) {
+      const float* src = X + r * ldx + k0;
+      for (; c < kc; ++c) dst[c] = to_bf16(src[c]);
+    }
+    for (; c < kc_pad; ++c) dst[c] = 0;
+  }
+}
+
+// Symmetric absmax scale of one activation row (see the header comment).
+inline float row_scale_i8(const float* x, size_t k) {
+  float amax = 0.0f;
+  for (size_t c = 0; c < k; ++c) {
+    const float a = x[c] < 0.0f ? -x[c] : x[c];
+    amax = a > amax ? a : amax;  // NaN never wins: the row stays finite
+  }
+  return amax / 127.0f;
+}
+
+inline int8_t quantize_i8(float v, float inv) {
+  float q = v * inv;
+  // Clamp first (NaN becomes 0) so the conversion below is always defined;
+  // nearbyint rounds half to even in the default floating-point environment.
+  if (q != q) q = 0.0f;
+  q = q < -127.0f ? -127.0f : (q > 127.0f ? 127.0f : q);
+  return static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(q)));
+}
+
+inline void pack_a_i8(const float* X, size_t ldx, size_t mr, size_t rows_pad, size_t k0,
+                      size_t kc, size_t kc_pad, const float* sx, int8_t (*panel)[kKcI8]) {
+  for (size_t r = 0; r < rows_pad; ++r) {
+    int8_t* dst = panel[r];
+    size_t c = 0;
+    if (r < mr && sx[r] > 0.0f) {
+      const float inv = 1.0f / sx[r];
+      const float* src = X + r * ldx + k0;
+      for (; c < kc; ++c) dst[c] = quantize_i8(src[c], inv);
+    }
+    for (; c < kc_pad; ++c) dst[c] = 0;
+  }
+}
+
+// ---- B tiles ------------------------------------------------------------
+
+// A B tile is 16 rows of 64 bytes: k-group g0+r, outputs j0..j0+15, each
+// output one 4-byte group (a bf16 pair or four int8). W holds groups
+// [kgroups][N][4 bytes]. Returns where to load it from, and its stride.
+inline const void* b_tile(const uint8_t* w, size_t n_out, size_t kgroups, size_t g0, size_t j0,
+                          uint8_t (*buf)[64], size_t* stride) {
+  if (g0 + kTile <= kgroups && j0 + kTile <= n_out) {
+    *stride = n_out * 4;
+    return w + (g0 * n_out + j0) * 4;
+  }
+  const size_t cols = min_sz(kTile, n_out - j0);
+  for (size_t r = 0; r < kTile; ++r) {
+    const size_t g = g0 + r;
+    size_t c = 0;
+    if (g < kgroups) {
+      std::memcpy(buf[r], w + (g * n_out + j0) * 4, cols * 4);
+      c = cols * 4;
+    }
+    std::memset(buf[r] + c, 0, 64 - c);
+  }
+  *stride = 64;
+  return buf;
+}
+
+// ---- the kernels --------------------------------------------------------
+
+// One 32 x 32 output block over one K chunk. DP is the tile dot product
+// (0: TDPBF16PS, 1: TDPBSSD); a_panel rows are a_stride bytes apart.
+template <int DP>
+inline void block_chunk(const uint8_t* a_panel, size_t a_stride, bool two_rows, const uint8_t* w,
+                        size_t n_out, size_t kgroups, size_t g_begin, size_t ktiles, size_t j0,
+                        bool two_cols) {
+  alignas(64) uint8_t bbuf0[kTile][64];
+  alignas(64) uint8_t bbuf1[kTile][64];
+  for (size_t kt = 0; kt < ktiles; ++kt) {
+    const size_t g0 = g_begin + kt * kTile;
+    const uint8_t* a = a_panel + kt * 64;
+    size_t s0 = 0, s1 = 0;
+    const void* b0 = b_tile(w, n_out, kgroups, g0, j0, bbuf0, &s0);
+    AMXQA_TILE_LOAD(4, a, a_stride);
+    AMXQA_TILE_LOAD(6, b0, s0);
+    if (DP == 0) AMXQA_TILE_DPBF16PS(0, 4, 6); else AMXQA_TILE_DPBSSD(0, 4, 6);
+    if (two_cols) {
+      const void* b1 = b_tile(w, n_out, kgroups, g0, j0 + kTile, bbuf1, &s1);
+      AMXQA_TILE_LOAD(7, b1, s1);
+      if (DP == 0) AMXQA_TILE_DPBF16PS(1, 4, 7); else AMXQA_TILE_DPBSSD(1, 4, 7);
+    }
+    if (two_rows) {
+      AMXQA_TILE_LOAD(5, a + kTile * a_stride, a_stride);
+      if (DP == 0) AMXQA_TILE_DPBF16PS(2, 5, 6); else AMXQA_TILE_DPBSSD(2, 5, 6);
+      if (two_cols) {
+        if (DP == 0) AMXQA_TILE_DPBF16PS(3, 5, 7); else AMXQA_TILE_DPBSSD(3, 5, 7);
+      }
+    }
+  }
+}
+
+// The C tiles of one 32 x 32 block (index 0..3 = tmm0..tmm3), clipped.
+inline int block_tiles(float* Y, size_t ldy, size_t i0, size_t mr, size_t j0, size_t n_out,
+                       CTile* c) {
+  int n = 0;
+  for (size_t ri = 0; ri < 2; ++ri)
+    for (size_t cj = 0; cj < 2; ++cj) {
+      const size_t r0 = ri * kTile, col0 = j0 + cj * kTile;
+      CTile t{Y + (i0 + r0) * ldy + col0, ldy, 0, 0};
+      if (r0 < mr && col0 < n_out) {
+        t.rows = min_sz(kTile, mr - r0);
+        t.cols = min_sz(kTile, n_out - col0);
+      }
+      c[ri * 2 + cj] = t;
+      n += t.rows ? 1 : 0;
+    }
+  return n;
+}
+
+// Y[m][N] = X[m][K] · Wᵀ, W bf16 vnni2 [K/2][N][2]; K even, m >= 1.
+inline void amx_bf16_gemm_16x16(const WeightView& w, const float* X, size_t ldx, size_t m,
+                                float* Y, size_t ldy) {
+  const size_t n_out = w.rows, k = w.cols, kpairs = k / 2;
+  const uint8_t* wd = static_cast<const uint8_t*>(w.data);
+  alignas(64) uint16_t panel[kBlock][kKcBf16];
+  alignas(64) uint32_t cbuf[kTile][kTile];
+  ensure_configured();
+  for (size_t i0 = 0; i0 < m; i0 += kBlock) {
+    const size_t mr = min_sz(kBlock, m - i0);
+    const bool two_rows = mr > kTile;
+    for (size_t k0 = 0; k0 < k; k0 += kKcBf16) {
+      const size_t kc = min_sz(kKcBf16, k - k0), kc_pad = round_up(kc, 32);
+      const bool first = k0 == 0;
+      pack_a_bf16(X + i0 * ldx, ldx, mr, two_rows ? kBlock : kTile, k0, kc, kc_pad, panel);
+      for (size_t j0 = 0; j0 < n_out; j0 += kBlock) {
+        CTile c[4];
+        block_tiles(Y, ldy, i0, mr, j0, n_out, c);
+        const bool two_cols = c[1].rows != 0;
+        for (int t = 0; t < 4; ++t)
+          if (c[t].rows) c_begin(t, c[t], first, cbuf);
+        block_chunk<0>(reinterpret_cast<const uint8_t*>(panel), kKcBf16 * 2, two_rows, wd, n_out,
+                       kpairs, k0 / 2, kc_pad / 32, j0, two_cols);
+        for (int t = 0; t < 4; ++t)
+          if (c[t].rows) c_store_raw(t, c[t], cbuf);
+      }
+    }
+  }
+}
+
+// Y[m][N] = X[m][K] · Wᵀ, W i8 vnni4 [K/4][N][4] with w.scales[N]; K % 4 == 0.
+inline void amx_int8_gemm_16x16(const WeightView& w, const float* X, size_t ldx, size_t m,
+                                float* Y, size_t ldy) {
+  const size_t n_out = w.rows, k = w.cols, kquads = k / 4;
+  const uint8_t* wd = static_cast<const uint8_t*>(w.data);
+  alignas(64) int8_t panel[kBlock][kKcI8];
+  alignas(64) uint32_t cbuf[kTile][kTile];
+  float sx[kBlock];
+  ensure_configured();
+  for (size_t i0 = 0; i0 < m; i0 += kBlock) {
+    const size_t mr = min_sz(kBlock, m - i0);
+    const bool two_rows = mr > kTile;
+    for (size_t r = 0; r < kBlock; ++r) sx[r] = r < mr ? row_scale_i8(X + (i0 + r) * ldx, k) : 0.0f;
+    for (size_t k0 = 0; k0 < k; k0 += kKcI8) {
+      const size_t kc = min_sz(kKcI8, k - k0), kc_pad = round_up(kc, 64);
+      const bool first = k0 == 0, last = k0 + kc == k;
+      pack_a_i8(X + i0 * ldx, ldx, mr, two_rows ? kBlock : kTile, k0, kc, kc_pad, sx, panel);
+      for (size_t j0 = 0; j0 < n_out; j0 += kBlock) {
+        CTile c[4];
+        block_tiles(Y, ldy, i0, mr, j0, n_out, c);
+        const bool two_cols = c[1].rows != 0;
+        for (int t = 0; t < 4; ++t)
+          if (c[t].rows) c_begin(t, c[t], first, cbuf);
+        block_chunk<1>(reinterpret_cast<const uint8_t*>(panel), kKcI8, two_rows, wd, n_out, kquads,
+                       k0 / 4, kc_pad / 64, j0, two_cols);
+        for (int t = 0; t < 4; ++t) {
+          if (!c[t].rows) continue;
+          if (last) {
+            c_store_scaled(t, c[t], sx + (t / 2) * kTile, w.scales + j0 + (t % 2) * kTile, cbuf);
+          } else {
+            c_store_raw(t, c[t], cbuf);
+          }
+        }
+      }
+    }
+  }
+}
+
+// When the tile kernels apply (else the caller delegates): prefill (m >= 16)
+// on bf16 vnni2 or scaled i8 vnni4 weights.
+inline bool tiles_apply(const WeightView& w, size_t m) {
+  if (m < kTile || !w.data || w.rows == 0) return false;
+  if (w.dtype == DType::bf16 && w.layout == Layout::vnni2) return w.cols % 2 == 0 && w.cols > 0;
+  if (w.dtype == DType::i8 && w.layout == Layout::vnni4)
+    return w.cols % 4 == 0 && w.cols > 0 && w.scales != nullptr;
+  return false;
+}
+
+inline void tile_matmul(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                        size_t ldy) {
+  if (w.dtype == DType::bf16) {
+    amx_bf16_gemm_16x16(w, X, ldx, m, Y, ldy);
+  } else {
+    amx_int8_gemm_16x16(w, X, ldx, m, Y, ldy);
+  }
+}
+
+}  // namespace AMXQA_TILE_NS
+}  // namespace amxqa
