@@ -1,0 +1,198 @@
+// bench_kernels.cpp — throughput of each ISA kernel table (main() lives in
+// bench_main.cpp). Counters: GFLOP/s for sgemm and matmul (2·m·n·k flops),
+// GB/s of weight bytes streamed for matvec. An ISA the CPU lacks reports
+// "architecture unsupported" instead of running.
+//
+//   BM_sgemm_<isa>/m/n/k/ta/tb      the trainer's shapes, all four transposes
+//   BM_matmul_<dtype>_<isa>         prefill: 64 tokens × a 640×256 weight
+//   BM_matvec_<dtype>_<isa>         decode: a 2048×1024 weight (beyond L2)
+//   BM_fma_peak_avx512              12 independent zmm FMA chains: the core's
+//                                   f32 peak, the yardstick for sgemm
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.h"
+
+using namespace amxqa;
+
+namespace {
+
+struct Isa {
+  const char* name;
+  const Kernels* table;
+  bool supported;
+};
+
+std::vector<Isa> isas() {
+  return {
+      {"scalar", &kernels_scalar(), true},
+      {"avx2", kernels_avx2(), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
+      {"avx512", kernels_avx512(),
+       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")},
+  };
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& f : v) f = u(g);
+  return v;
+}
+
+// Weight storage for one dtype/layout; contents are random, the layout only
+// changes where each byte lives, which is all a throughput test needs.
+struct BenchWeights {
+  std::vector<float> f32;
+  std::vector<uint16_t> bf16;
+  std::vector<int8_t> i8;
+  std::vector<float> scales;
+  WeightView view;
+  size_t bytes = 0;
+  BenchWeights(DType dt, Layout lay, uint32_t rows, uint32_t cols) {
+    const size_t n = size_t(rows) * cols;
+    f32 = random_floats(n, 7);
+    view.dtype = dt;
+    view.layout = lay;
+    view.rows = rows;
+    view.cols = cols;
+    if (dt == DType::f32) {
+      view.data = f32.data();
+      bytes = n * 4;
+    } else if (dt == DType::bf16) {
+      bf16.resize(n);
+      for (size_t i = 0; i < n; ++i) bf16[i] = f32_to_bf16(f32[i]);
+      view.data = bf16.data();
+      bytes = n * 2;
+    } else {
+      i8.resize(n);
+      for (size_t i = 0; i < n; ++i) i8[i] = static_cast<int8_t>(f32[i] * 127.0f);
+      scales.assign(rows, 1.0f / 127.0f);
+      view.data = i8.data();
+      view.scales = scales.data();
+      bytes = n;
+    }
+  }
+};
+
+void bm_sgemm(benchmark::State& state, const Isa isa) {
+  if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
+  const size_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const bool ta = state.range(3) != 0, tb = state.range(4) != 0;
+  const std::vector<float> A = random_floats(m * k, 1), B = random_floats(k * n, 2);
+  std::vector<float> C(m * n);
+  for (auto _ : state) {
+    isa.table->sgemm(ta, tb, m, n, k, 1.0f, A.data(), ta ? m : k, B.data(), tb ? k : n, 0.0f,
+                     C.data(), n);
+    benchmark::DoNotOptimize(C.data());
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * k * state.iterations() / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+
+void bm_matmul(benchmark::State& state, const Isa isa, DType dt, Layout lay) {
+  if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
+  const size_t m = 64;
+  const uint32_t rows = 640, cols = 256;
+  const BenchWeights w(dt, lay, rows, cols);
+  const std::vector<float> X = random_floats(m * cols, 3);
+  std::vector<float> Y(m * rows);
+  for (auto _ : state) {
+    isa.table->matmul(w.view, X.data(), cols, m, Y.data(), rows);
+    benchmark::DoNotOptimize(Y.data());
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * rows * cols * state.iterations() / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+
+void bm_matvec(benchmark::State& state, const Isa isa, DType dt, Layout lay) {
+  if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
+  const uint32_t rows = 2048, cols = 1024;
+  const BenchWeights w(dt, lay, rows, cols);
+  const std::vector<float> x = random_floats(cols, 4);
+  std::vector<float> y(rows);
+  for (auto _ : state) {
+    isa.table->matvec(w.view, x.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GB/s"] =
+      benchmark::Counter(double(w.bytes) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+// 12 independent FMA chains cover the latency × throughput of two 512-bit
+// FMA pipes (Zen 5) or one (Zen 4 double-pumps 512-bit ops).
+__attribute__((target("avx512f"), noinline)) float fma_chains(int64_t iters) {
+  __m512 acc[12];
+  const __m512 mul = _mm512_set1_ps(0.999999f), add = _mm512_set1_ps(1e-6f);
+  for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(float(i));
+  for (int64_t t = 0; t < iters; ++t) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(acc[i], mul, add);
+  }
+  __m512 s = acc[0];
+  for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, acc[i]);
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, s);
+  float sum = 0.0f;
+  for (float f : lanes) sum += f;
+  return sum;
+}
+
+void BM_fma_peak_avx512(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx512f")) return state.SkipWithError("architecture unsupported");
+  const int64_t iters = 100000;
+  for (auto _ : state) {
+    int64_t n = iters;
+    benchmark::DoNotOptimize(n);  // fma_chains is pure: keep it inside the loop
+    benchmark::DoNotOptimize(fma_chains(n));
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(iters * 12.0 * 32 * state.iterations() / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_fma_peak_avx512);
+
+struct DtypeCase {
+  const char* name;
+  DType dt;
+  Layout lay;
+};
+const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
+                             {"bf16", DType::bf16, Layout::plain},
+                             {"bf16vnni2", DType::bf16, Layout::vnni2},
+                             {"i8", DType::i8, Layout::plain},
+                             {"i8vnni4", DType::i8, Layout::vnni4}};
+
+// Registered from a static initialiser so bench_main.cpp needs no knowledge
+// of this file.
+[[maybe_unused]] const bool kRegistered = [] {
+  for (const Isa& isa : isas()) {
+    auto* b = benchmark::RegisterBenchmark((std::string("BM_sgemm_") + isa.name).c_str(),
+                                           bm_sgemm, isa);
+    b->ArgNames({"m", "n", "k", "ta", "tb"});
+    // Trainer shapes: forward NT, input gradient NN, weight gradient TN (+TT).
+    for (const auto& s : {std::vector<int64_t>{1024, 256, 256}, std::vector<int64_t>{1024, 640, 256},
+                          std::vector<int64_t>{256, 256, 1024}})
+      for (int64_t ta : {0, 1})
+        for (int64_t tb : {0, 1}) b->Args({s[0], s[1], s[2], ta, tb});
+    b->Unit(benchmark::kMicrosecond);
+    for (const DtypeCase& d : kDtypes) {
+      benchmark::RegisterBenchmark(
+          (std::string("BM_matmul_") + d.name + "_" + isa.name).c_str(), bm_matmul, isa, d.dt,
+          d.lay)
+          ->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(
+          (std::string("BM_matvec_") + d.name + "_" + isa.name).c_str(), bm_matvec, isa, d.dt,
+          d.lay)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  return true;
+}();
+
+}  // namespace

@@ -1,0 +1,237 @@
+// kernels_avx2.cpp — the AVX2 + FMA table ("avx2_fma"): fast f32 and plain
+// bf16 matvec / matmul / rows_dot and a blocked sgemm (6×16 ymm micro-kernel,
+// 12 accumulators, under gemm_blocking.h). vnni layouts and i8 weights fall
+// back to the scalar table: AVX2 machines ship plain f32/bf16 models.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/gemm_blocking.h"
+#include "kernels/bf16_inline.h"
+#include "kernels/kernels.h"
+
+namespace amxqa {
+namespace {
+
+constexpr size_t kMR = 6, kNR = 16, kKC = 256, kNC = 128;
+
+// Lane mask for the first n (0..8) floats of a ymm (for maskload/maskstore).
+inline __m256i lanes8(size_t n) {
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n > 8 ? 8 : n)), idx);
+}
+
+inline void store_row(float* c, __m256 acc0, __m256 acc1, __m256i m0, __m256i m1, __m256 alpha,
+                      float beta) {
+  __m256 r0 = _mm256_mul_ps(alpha, acc0), r1 = _mm256_mul_ps(alpha, acc1);
+  if (beta != 0.0f) {  // beta == 0 never reads C (it may hold NaN)
+    const __m256 vb = _mm256_set1_ps(beta);
+    r0 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(c, m0), r0);
+    r1 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(c + 8, m1), r1);
+  }
+  _mm256_maskstore_ps(c, m0, r0);
+  _mm256_maskstore_ps(c + 8, m1, r1);
+}
+
+// a is [M][kKC] (row stride kKC), b is [kc][16].
+template <int M>
+void kernel_f32(size_t kc, const float* a, const float* b, float* c, size_t ldc, size_t nr,
+                float alpha, float beta) {
+  __m256 acc0[M], acc1[M];
+  for (int i = 0; i < M; ++i) acc0[i] = acc1[i] = _mm256_setzero_ps();
+  for (size_t p = 0; p < kc; ++p) {
+    const __m256 b0 = _mm256_load_ps(b + p * kNR), b1 = _mm256_load_ps(b + p * kNR + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < M; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(a + i * kKC + p);
+      acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
+    }
+  }
+  const __m256i m0 = lanes8(nr), m1 = lanes8(nr > 8 ? nr - 8 : 0);
+  const __m256 va = _mm256_set1_ps(alpha);
+  for (int i = 0; i < M; ++i) store_row(c + i * ldc, acc0[i], acc1[i], m0, m1, va, beta);
+}
+
+struct PackAF32 {
+  const float* A;
+  size_t lda;
+  bool trans;
+  const float* operator()(size_t i0, size_t mr, size_t p0, size_t kc, float* dst) const {
+    if (!trans) {
+      for (size_t i = 0; i < mr; ++i)
+        std::memcpy(dst + i * kKC, A + (i0 + i) * lda + p0, kc * sizeof(float));
+    } else {
+      for (size_t p = 0; p < kc; ++p)
+        for (size_t i = 0; i < mr; ++i) dst[i * kKC + p] = A[(p0 + p) * lda + i0 + i];
+    }
+    return dst;
+  }
+};
+
+// op(B) columns j0.. → dst[panel][p][16]; B is [k][n] or, transposed, [n][k].
+struct PackBF32 {
+  const float* B;
+  size_t ldb;
+  bool trans;
+  void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+      const size_t nr = nc - jr < kNR ? nc - jr : kNR;
+      if (!trans) {
+        const __m256i m0 = lanes8(nr), m1 = lanes8(nr > 8 ? nr - 8 : 0);
+        for (size_t p = 0; p < kc; ++p) {
+          const float* src = B + (p0 + p) * ldb + j0 + jr;
+          _mm256_store_ps(dst + p * kNR, _mm256_maskload_ps(src, m0));
+          _mm256_store_ps(dst + p * kNR + 8, _mm256_maskload_ps(src + 8, m1));
+        }
+      } else {
+        for (size_t j = 0; j < kNR; ++j) {
+          if (j >= nr) {
+            for (size_t p = 0; p < kc; ++p) dst[p * kNR + j] = 0.0f;
+            continue;
+          }
+          const float* src = B + (j0 + jr + j) * ldb + p0;
+          for (size_t p = 0; p < kc; ++p) dst[p * kNR + j] = src[p];
+        }
+      }
+    }
+  }
+};
+
+// Plain bf16 weight rows as op(B) columns, widened to f32.
+struct PackBBf16 {
+  const WeightView* w;
+  void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
+    const uint16_t* d = static_cast<const uint16_t*>(w->data);
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+      const size_t nr = nc - jr < kNR ? nc - jr : kNR;
+      for (size_t j = 0; j < kNR; ++j) {
+        if (j >= nr) {
+          for (size_t p = 0; p < kc; ++p) dst[p * kNR + j] = 0.0f;
+          continue;
+        }
+        const uint16_t* row = d + (j0 + jr + j) * w->cols + p0;
+        for (size_t p = 0; p < kc; ++p) dst[p * kNR + j] = bf16_bits_to_f32(row[p]);
+      }
+    }
+  }
+};
+
+template <class PackB>
+struct F32Gemm {
+  static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
+  using AElem = float;
+  using BElem = float;
+  PackAF32 pa;
+  PackB pb;
+  const float* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, float* dst) const {
+    return pa(i0, mr, p0, kc, dst);
+  }
+  void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
+    pb(j0, nc, p0, kc, dst);
+  }
+  void kernel(size_t mr, size_t kc, const float* a, const float* b, float* c, size_t ldc,
+              size_t nr, float alpha, float beta) const {
+    switch (mr) {
+      case 1: return kernel_f32<1>(kc, a, b, c, ldc, nr, alpha, beta);
+      case 2: return kernel_f32<2>(kc, a, b, c, ldc, nr, alpha, beta);
+      case 3: return kernel_f32<3>(kc, a, b, c, ldc, nr, alpha, beta);
+      case 4: return kernel_f32<4>(kc, a, b, c, ldc, nr, alpha, beta);
+      case 5: return kernel_f32<5>(kc, a, b, c, ldc, nr, alpha, beta);
+      default: return kernel_f32<6>(kc, a, b, c, ldc, nr, alpha, beta);
+    }
+  }
+};
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+inline __m256 widen_bf16(__m128i v) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+}
+
+float dot_f32(const float* row, const float* x, size_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  size_t c = 0;
+  for (; c + 16 <= n; c += 16) {
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(row + c), _mm256_loadu_ps(x + c), a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(row + c + 8), _mm256_loadu_ps(x + c + 8), a1);
+  }
+  float acc = hsum(_mm256_add_ps(a0, a1));
+  for (; c < n; ++c) acc += row[c] * x[c];
+  return acc;
+}
+
+float dot_bf16(const uint16_t* row, const float* x, size_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  size_t c = 0;
+  for (; c + 16 <= n; c += 16) {
+    a0 = _mm256_fmadd_ps(widen_bf16(_mm_loadu_si128((const __m128i*)(row + c))),
+                         _mm256_loadu_ps(x + c), a0);
+    a1 = _mm256_fmadd_ps(widen_bf16(_mm_loadu_si128((const __m128i*)(row + c + 8))),
+                         _mm256_loadu_ps(x + c + 8), a1);
+  }
+  float acc = hsum(_mm256_add_ps(a0, a1));
+  for (; c < n; ++c) acc += bf16_bits_to_f32(row[c]) * x[c];
+  return acc;
+}
+
+// Plain f32 / bf16 are handled here; everything else goes to the oracle.
+bool is_fast(const WeightView& w) {
+  return w.layout == Layout::plain && (w.dtype == DType::f32 || w.dtype == DType::bf16);
+}
+
+float row_dot(const WeightView& w, size_t r, const float* x) {
+  if (w.dtype == DType::f32) return dot_f32(static_cast<const float*>(w.data) + r * w.cols, x, w.cols);
+  return dot_bf16(static_cast<const uint16_t*>(w.data) + r * w.cols, x, w.cols);
+}
+
+void matvec_avx2(const WeightView& w, const float* x, float* y) {
+  if (!is_fast(w)) return kernels_scalar().matvec(w, x, y);
+  for (size_t r = 0; r < w.rows; ++r) y[r] = row_dot(w, r, x);
+}
+
+void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
+                   float* out) {
+  if (!is_fast(w)) return kernels_scalar().rows_dot(w, ids, n, x, out);
+  for (size_t i = 0; i < n; ++i) out[i] = row_dot(w, ids[i], x);
+}
+
+void sgemm_avx2(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
+                const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
+                size_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) return gemm_scale_only(m, n, beta, C, ldc);
+  const F32Gemm<PackBF32> g{{A, lda, trans_a}, {B, ldb, trans_b}};
+  gemm_blocked(g, m, n, k, alpha, beta, C, ldc);
+}
+
+// Below this many rows, streaming the weights per row beats packing them.
+constexpr size_t kMatmulMinRows = 4;
+
+void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                 size_t ldy) {
+  if (!is_fast(w)) return kernels_scalar().matmul(w, X, ldx, m, Y, ldy);
+  if (m == 0 || w.rows == 0) return;
+  if (m < kMatmulMinRows || w.cols == 0) {
+    for (size_t i = 0; i < m; ++i) matvec_avx2(w, X + i * ldx, Y + i * ldy);
+    return;
+  }
+  if (w.dtype == DType::f32)
+    return sgemm_avx2(false, true, m, w.rows, w.cols, 1.0f, X, ldx,
+                      static_cast<const float*>(w.data), w.cols, 0.0f, Y, ldy);
+  const F32Gemm<PackBBf16> g{{X, ldx, false}, {&w}};
+  gemm_blocked(g, m, w.rows, w.cols, 1.0f, 0.0f, Y, ldy);
+}
+
+const Kernels kAvx2 = {"avx2_fma", matvec_avx2, matmul_avx2, rows_dot_avx2, sgemm_avx2};
+
+}  // namespace
+
+const Kernels* kernels_avx2() { return &kAvx2; }
+
+}  // namespace amxqa

@@ -1,0 +1,597 @@
+// kernels_avx512.cpp — the AVX-512 table ("avx512"), tuned for Zen 4/5 and
+// Sapphire Rapids class cores (AVX-512F/BW/VL/DQ, plus AVX512-BF16 when the
+// CPU has it; checked once at run time, so a plain AVX-512F CPU takes the
+// exact f32 paths instead of vdpbf16ps).
+//
+//   sgemm   register-blocked 14×32 f32 micro-kernel (28 zmm accumulators,
+//           broadcast A, two B vectors per k) under the GotoBLAS blocking of
+//           gemm_blocking.h. B is packed KC×NC per block (Bᵀ through 16×16
+//           in-register transposes); A is broadcast in place in either
+//           orientation. Edge tiles use masks and a compile-time row count.
+//           ~90% of the measured single-core FMA peak on Zen 5.
+//   matmul  f32 weights: the sgemm core (X·Wᵀ).
+//           bf16 weights: 14×32 vdpbf16ps micro-kernel; activations are
+//           rounded to bf16 pairs (RNE) when A is packed, weights are packed
+//           into the vnni2 pair order (a straight copy when already vnni2).
+//           i8 weights: dequantised to f32 (scale·q) while B is packed, then
+//           the f32 core — exact w.r.t. the scalar oracle, no activation
+//           quantisation.
+//   matvec  decode (bandwidth bound): weights are widened to f32 in registers
+//           (bf16: shift / mask; i8: sign-extend), so results match the
+//           oracle to f32 rounding.
+//   rows_dot the matvec row dot on the selected rows.
+#include <immintrin.h>
+
+
+#include "kernels/bf16_inline.h"
+#include "kernels/gemm_blocking.h"
+#include "kernels/kernels_avx512_paths.h"
+#include "kernels/kernels.h"
+
+// GCC 12's AVX-512 headers self-initialise "undefined" vectors, which trips
+// -Wmaybe-uninitialized inside the intrinsics themselves (a false positive).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace amxqa {
+namespace {
+
+bool cpu_has_bf16() {
+  static const bool has = __builtin_cpu_supports("avx512bf16");
+  return has;
+}
+
+// Lane masks for the first n (0..16) lanes.
+inline __mmask16 lanes(size_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+// ---------------------------------------------------------------- micro-kernels
+
+constexpr size_t kMR = 14, kNR = 32, kKC = 256, kNC = 128;
+
+// Writes alpha·acc (+ beta·C) for one row of the tile; beta == 0 never reads C.
+inline void store_row(float* c, __m512 acc0, __m512 acc1, __mmask16 m0, __mmask16 m1,
+                      __m512 alpha, float beta) {
+  __m512 r0 = _mm512_mul_ps(alpha, acc0), r1 = _mm512_mul_ps(alpha, acc1);
+  if (beta != 0.0f) {
+    const __m512 vb = _mm512_set1_ps(beta);
+    r0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, c), r0);
+    r1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, c + 16), r1);
+  }
+  _mm512_mask_storeu_ps(c, m0, r0);
+  _mm512_mask_storeu_ps(c + 16, m1, r1);
+}
+
+// f32: b is [kc][32]; a is op(A) read in place (never packed): row i of A
+// at a + i*lda, or with kTransA the M values of step p at a + p*lda. Both
+// stay L1/L2 resident while the kernel sweeps the packed B block, and
+// measured no slower than packing them.
+template <int M, bool kTransA>
+void kernel_f32(size_t kc, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+                size_t nr, float alpha, float beta) {
+  __m512 acc0[M], acc1[M];
+#pragma GCC unroll 14
+  for (int i = 0; i < M; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  for (size_t p = 0; p < kc; ++p) {
+    const __m512 b0 = _mm512_load_ps(b + p * kNR), b1 = _mm512_load_ps(b + p * kNR + 16);
+#pragma GCC unroll 14
+    for (int i = 0; i < M; ++i) {
+      const __m512 ai = _mm512_set1_ps(kTransA ? a[p * lda + i] : a[i * lda + p]);
+      acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+    }
+  }
+  const __mmask16 m0 = lanes(nr), m1 = lanes(nr > 16 ? nr - 16 : 0);
+  const __m512 va = _mm512_set1_ps(alpha);
+#pragma GCC unroll 14
+  for (int i = 0; i < M; ++i) store_row(c + i * ldc, acc0[i], acc1[i], m0, m1, va, beta);
+}
+
+// bf16 pairs: a is [M][kKC] uint32 pairs, b is [kc][32] uint32 pairs; each
+// vdpbf16ps adds a[2p]·b[2p] + a[2p+1]·b[2p+1] into f32 lanes.
+template <int M>
+void kernel_bf16(size_t kc, const uint32_t* a, const uint32_t* b, float* c, size_t ldc,
+                 size_t nr, float alpha, float beta) {
+  __m512 acc0[M], acc1[M];
+#pragma GCC unroll 14
+  for (int i = 0; i < M; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  for (size_t p = 0; p < kc; ++p) {
+    const __m512bh b0 = (__m512bh)_mm512_load_si512(b + p * kNR);
+    const __m512bh b1 = (__m512bh)_mm512_load_si512(b + p * kNR + 16);
+#pragma GCC unroll 14
+    for (int i = 0; i < M; ++i) {
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[i * kKC + p]));
+      acc0[i] = _mm512_dpbf16_ps(acc0[i], ai, b0);
+      acc1[i] = _mm512_dpbf16_ps(acc1[i], ai, b1);
+    }
+  }
+  const __mmask16 m0 = lanes(nr), m1 = lanes(nr > 16 ? nr - 16 : 0);
+  const __m512 va = _mm512_set1_ps(alpha);
+#pragma GCC unroll 14
+  for (int i = 0; i < M; ++i) store_row(c + i * ldc, acc0[i], acc1[i], m0, m1, va, beta);
+}
+
+template <int M>
+void kernel_f32_n(size_t kc, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+                  size_t nr, float alpha, float beta) {
+  kernel_f32<M, false>(kc, a, lda, b, c, ldc, nr, alpha, beta);
+}
+template <int M>
+void kernel_f32_t(size_t kc, const float* a, size_t lda, const float* b, float* c, size_t ldc,
+                  size_t nr, float alpha, float beta) {
+  kernel_f32<M, true>(kc, a, lda, b, c, ldc, nr, alpha, beta);
+}
+
+// Compile-time row count for the edge tiles: mr in 1..14.
+#define AMXQA_KERNEL_SWITCH(fn, mr, ...)  \
+  switch (mr) {                           \
+    case 1: fn<1>(__VA_ARGS__); break;    \
+    case 2: fn<2>(__VA_ARGS__); break;    \
+    case 3: fn<3>(__VA_ARGS__); break;    \
+    case 4: fn<4>(__VA_ARGS__); break;    \
+    case 5: fn<5>(__VA_ARGS__); break;    \
+    case 6: fn<6>(__VA_ARGS__); break;    \
+    case 7: fn<7>(__VA_ARGS__); break;    \
+    case 8: fn<8>(__VA_ARGS__); break;    \
+    case 9: fn<9>(__VA_ARGS__); break;    \
+    case 10: fn<10>(__VA_ARGS__); break;  \
+    case 11: fn<11>(__VA_ARGS__); break;  \
+    case 12: fn<12>(__VA_ARGS__); break;  \
+    case 13: fn<13>(__VA_ARGS__); break;  \
+    default: fn<14>(__VA_ARGS__); break;  \
+  }
+
+// In-register transpose of 16 rows × 16 32-bit lanes (unpack, shuffle,
+// then two 128-bit lane shuffles): packs row-major sources into [p][j] order
+// at a quarter of a shuffle per element instead of a load and store each.
+inline void transpose16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xee);
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+  }
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+  }
+}
+
+// Packs op(B) columns that are stored as rows (Bᵀ, or weight rows) into
+// dst[panel][p][32]. load(j, p, n) returns 16 consecutive k-values of source
+// row j starting at p, zero beyond n valid ones. Missing rows are zeros.
+template <class LoadRow>
+void pack_rows_transposed(size_t nc, size_t kc, float* dst, const LoadRow& load) {
+  for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+    for (size_t h = 0; h < kNR; h += 16) {
+      const size_t j0 = jr + h;
+      const size_t nj = j0 >= nc ? 0 : (nc - j0 < 16 ? nc - j0 : 16);
+      for (size_t p = 0; p < kc; p += 16) {
+        const size_t np = kc - p < 16 ? kc - p : 16;
+        __m512 r[16];
+        for (size_t j = 0; j < 16; ++j) r[j] = j < nj ? load(j0 + j, p, np) : _mm512_setzero_ps();
+        transpose16(r);
+        for (size_t q = 0; q < np; ++q) _mm512_store_ps(dst + (p + q) * kNR + h, r[q]);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- packing
+
+// op(A) rows for the f32 core, read in place: A is [m][k] (lda) or, when
+// transposed, [k][m]; the kernel form (kTransA) follows `trans`.
+struct PackAF32 {
+  const float* A;
+  size_t lda;
+  bool trans;
+  const float* operator()(size_t i0, size_t, size_t p0, size_t, float*) const {
+    return trans ? A + p0 * lda + i0 : A + i0 * lda + p0;
+  }
+};
+
+// op(B) columns for the f32 core: B is [k][n] (ldb) or, transposed, [n][k].
+struct PackBF32 {
+  const float* B;
+  size_t ldb;
+  bool trans;
+  void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
+    if (trans) {  // Bᵀ: each B row j is contiguous in k
+      return pack_rows_transposed(nc, kc, dst, [&](size_t j, size_t p, size_t n) {
+        return _mm512_maskz_loadu_ps(lanes(n), B + (j0 + j) * ldb + p0 + p);
+      });
+    }
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+      const size_t nr = nc - jr < kNR ? nc - jr : kNR;
+      const __mmask16 m0 = lanes(nr), m1 = lanes(nr > 16 ? nr - 16 : 0);
+      for (size_t p = 0; p < kc; ++p) {
+        const float* src = B + (p0 + p) * ldb + j0 + jr;
+        _mm512_store_ps(dst + p * kNR, _mm512_maskz_loadu_ps(m0, src));
+        _mm512_store_ps(dst + p * kNR + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+      }
+    }
+  }
+};
+
+// Weight columns (op(B) = Wᵀ, so B column j = weight row j) widened to f32:
+// bf16 (plain or vnni2) and i8 (plain or vnni4, times the row scale).
+// Plain rows go through the transposing packer; the vnni layouts already hold
+// 16 consecutive rows per 64 bytes for one column pair / quad, so widening a
+// vector of them yields a [p][j] row directly.
+struct PackBWeightF32 {
+  const WeightView* w;
+  void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
+    const size_t R = w->rows, C = w->cols;
+    if (w->layout == Layout::plain) {
+      if (w->dtype == DType::bf16) {
+        const uint16_t* d = static_cast<const uint16_t*>(w->data);
+        return pack_rows_transposed(nc, kc, dst, [&](size_t j, size_t p, size_t n) {
+          const __m256i v = _mm256_maskz_loadu_epi16(lanes(n), d + (j0 + j) * C + p0 + p);
+          return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
+        });
+      }
+      const int8_t* d = static_cast<const int8_t*>(w->data);
+      return pack_rows_transposed(nc, kc, dst, [&](size_t j, size_t p, size_t n) {
+        const __m128i v = _mm_maskz_loadu_epi8(lanes(n), d + (j0 + j) * C + p0 + p);
+        return _mm512_mul_ps(_mm512_set1_ps(w->scales[j0 + j]),
+                             _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v)));
+      });
+    }
+    const uint32_t* d = static_cast<const uint32_t*>(w->data);  // one pair / quad per row
+    const bool bf16 = w->dtype == DType::bf16;
+    const size_t per = bf16 ? 2 : 4;  // columns per 32-bit group
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+      for (size_t h = 0; h < kNR; h += 16) {
+        const size_t r0 = j0 + jr + h;
+        const size_t nj = jr + h >= nc ? 0 : (nc - jr - h < 16 ? nc - jr - h : 16);
+        const __mmask16 m = lanes(nj);
+        const __m512 sc = bf16 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m, w->scales + r0);
+        for (size_t p = 0; p < kc; p += per) {
+          const __m512i v = _mm512_maskz_loadu_epi32(m, d + ((p0 + p) / per) * R + r0);
+          float* out = dst + p * kNR + h;
+          if (bf16) {
+            _mm512_store_ps(out, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+            if (p + 1 < kc)
+              _mm512_store_ps(out + kNR, _mm512_castsi512_ps(_mm512_and_si512(
+                                             v, _mm512_set1_epi32(static_cast<int>(0xffff0000u)))));
+          } else {
+            const __m512i b[4] = {_mm512_srai_epi32(_mm512_slli_epi32(v, 24), 24),
+                                  _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 24),
+                                  _mm512_srai_epi32(_mm512_slli_epi32(v, 8), 24),
+                                  _mm512_srai_epi32(v, 24)};
+            for (size_t q = 0; q < 4 && p + q < kc; ++q)
+              _mm512_store_ps(out + q * kNR, _mm512_mul_ps(sc, _mm512_cvtepi32_ps(b[q])));
+          }
+        }
+      }
+    }
+  }
+};
+
+template <class PackB>
+struct F32Gemm {
+  static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
+  using AElem = float;
+  using BElem = float;
+  PackAF32 pa;
+  PackB pb;
+  const float* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, float* dst) const {
+    return pa(i0, mr, p0, kc, dst);
+  }
+  void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
+    pb(j0, nc, p0, kc, dst);
+  }
+  void kernel(size_t mr, size_t kc, const float* a, const float* b, float* c, size_t ldc,
+              size_t nr, float alpha, float beta) const {
+    if (pa.trans) {
+      AMXQA_KERNEL_SWITCH(kernel_f32_t, mr, kc, a, pa.lda, b, c, ldc, nr, alpha, beta)
+    } else {
+      AMXQA_KERNEL_SWITCH(kernel_f32_n, mr, kc, a, pa.lda, b, c, ldc, nr, alpha, beta)
+    }
+  }
+};
+
+// X (f32, [m][cols]) · Wᵀ with W bf16, via bf16 pairs. k units are pairs.
+struct Bf16Gemm {
+  static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
+  using AElem = uint32_t;
+  using BElem = uint32_t;
+  const float* X;
+  size_t ldx;
+  const WeightView* w;
+
+  // Row i of X → bf16 pairs (RNE, same rounding as f32_to_bf16); an odd
+  // trailing column pairs with zero.
+  const uint32_t* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, uint32_t* dst) const {
+    const size_t cols = w->cols, c0 = p0 * 2, cend = (p0 + kc) * 2 < cols ? (p0 + kc) * 2 : cols;
+    for (size_t i = 0; i < mr; ++i) {
+      const float* src = X + (i0 + i) * ldx;
+      uint32_t* out = dst + i * kKC;
+      for (size_t c = c0; c < cend; c += 32) {
+        const size_t left = cend - c;
+        const __m512 lo = _mm512_maskz_loadu_ps(lanes(left), src + c);
+        const __m512 hi = _mm512_maskz_loadu_ps(lanes(left > 16 ? left - 16 : 0), src + c + 16);
+        const __m512i pairs = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+        const size_t np = (left + 1) / 2;  // pairs holding data
+        _mm512_mask_storeu_epi32(out + (c - c0) / 2, lanes(np), pairs);
+      }
+    }
+    return dst;
+  }
+  // Weight rows j0.. → dst[panel][p][32] pairs.
+  void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, uint32_t* dst) const {
+    const size_t R = w->rows, cols = w->cols;
+    const uint16_t* d = static_cast<const uint16_t*>(w->data);
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+      const size_t nr = nc - jr < kNR ? nc - jr : kNR;
+      if (w->layout == Layout::vnni2) {
+        // Already [cols/2][rows] pairs: copy 32 consecutive rows per pair.
+        const uint32_t* src32 = reinterpret_cast<const uint32_t*>(d);
+        const __mmask16 m0 = lanes(nr), m1 = lanes(nr > 16 ? nr - 16 : 0);
+        for (size_t p = 0; p < kc; ++p) {
+          const uint32_t* s = src32 + (p0 + p) * R + j0 + jr;
+          _mm512_store_si512(dst + p * kNR, _mm512_maskz_loadu_epi32(m0, s));
+          _mm512_store_si512(dst + p * kNR + 16, _mm512_maskz_loadu_epi32(m1, s + 16));
+        }
+      } else {
+        // Plain rows: 16 pairs (32 bf16) of a row per load, transposed; the
+        // 16-bit mask leaves the partner of an odd last column zero.
+        float* fdst = reinterpret_cast<float*>(dst);
+        pack_rows_transposed(nr, kc, fdst, [&](size_t j, size_t p, size_t) {
+          const size_t c = (p0 + p) * 2;
+          const size_t left = cols - c;
+          const __mmask32 m = left >= 32 ? 0xffffffffu : ((1u << left) - 1u);
+          return _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(m, d + (j0 + jr + j) * cols + c));
+        });
+      }
+    }
+  }
+  void kernel(size_t mr, size_t kc, const uint32_t* a, const uint32_t* b, float* c, size_t ldc,
+              size_t nr, float alpha, float beta) const {
+    AMXQA_KERNEL_SWITCH(kernel_bf16, mr, kc, a, b, c, ldc, nr, alpha, beta)
+  }
+};
+
+// ---------------------------------------------------------------- row dots
+
+// Σ_c row[c]·x[c] for the plain layouts, widened to f32 in registers.
+float dot_f32(const float* row, const float* x, size_t n) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+  size_t c = 0;
+  for (; c + 32 <= n; c += 32) {
+    a0 = _mm512_fmadd_ps(_mm512_loadu_ps(row + c), _mm512_loadu_ps(x + c), a0);
+    a1 = _mm512_fmadd_ps(_mm512_loadu_ps(row + c + 16), _mm512_loadu_ps(x + c + 16), a1);
+  }
+  for (; c < n; c += 16) {
+    const __mmask16 m = lanes(n - c);
+    a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, row + c), _mm512_maskz_loadu_ps(m, x + c), a0);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+inline __m512 widen_bf16(__m256i v) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
+}
+
+float dot_bf16(const uint16_t* row, const float* x, size_t n) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+  size_t c = 0;
+  for (; c + 32 <= n; c += 32) {
+    a0 = _mm512_fmadd_ps(widen_bf16(_mm256_loadu_si256((const __m256i*)(row + c))),
+                         _mm512_loadu_ps(x + c), a0);
+    a1 = _mm512_fmadd_ps(widen_bf16(_mm256_loadu_si256((const __m256i*)(row + c + 16))),
+                         _mm512_loadu_ps(x + c + 16), a1);
+  }
+  for (; c < n; c += 16) {
+    const __mmask16 m = lanes(n - c);
+    a0 = _mm512_fmadd_ps(widen_bf16(_mm256_maskz_loadu_epi16(m, row + c)),
+                         _mm512_maskz_loadu_ps(m, x + c), a0);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+inline __m512 widen_i8(__m128i v) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v)); }
+
+float dot_i8(const int8_t* row, const float* x, size_t n) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+  size_t c = 0;
+  for (; c + 32 <= n; c += 32) {
+    a0 = _mm512_fmadd_ps(widen_i8(_mm_loadu_si128((const __m128i*)(row + c))),
+                         _mm512_loadu_ps(x + c), a0);
+    a1 = _mm512_fmadd_ps(widen_i8(_mm_loadu_si128((const __m128i*)(row + c + 16))),
+                         _mm512_loadu_ps(x + c + 16), a1);
+  }
+  for (; c < n; c += 16) {
+    const __mmask16 m = lanes(n - c);
+    a0 = _mm512_fmadd_ps(widen_i8(_mm_maskz_loadu_epi8(m, row + c)),
+                         _mm512_maskz_loadu_ps(m, x + c), a0);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+// One weight row of a vnni layout: its 32-bit groups sit `rows` groups apart,
+// so a gather fetches 16 groups (32 bf16 or 64 i8 weights) at a time.
+float dot_vnni2_row(const WeightView& w, size_t r, const float* x) {
+  const int* base = static_cast<const int*>(w.data) + r;
+  const size_t groups = w.cols / 2;
+  const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5,
+                                                           4, 3, 2, 1, 0),
+                                          _mm512_set1_epi32(static_cast<int>(w.rows)));
+  const __m512i idx_even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i idx_odd = _mm512_add_epi32(idx_even, _mm512_set1_epi32(1));
+  __m512 ae = _mm512_setzero_ps(), ao = _mm512_setzero_ps();
+  for (size_t g = 0; g < groups; g += 16) {
+    const size_t left = groups - g;
+    const __mmask16 m = lanes(left);
+    const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, step,
+                                                  base + g * w.rows, 4);
+    const __m512 x0 = _mm512_maskz_loadu_ps(lanes(2 * left), x + 2 * g);
+    const __m512 x1 = _mm512_maskz_loadu_ps(lanes(left > 8 ? 2 * left - 16 : 0), x + 2 * g + 16);
+    const __m512 xe = _mm512_permutex2var_ps(x0, idx_even, x1);
+    const __m512 xo = _mm512_permutex2var_ps(x0, idx_odd, x1);
+    ae = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)), xe, ae);
+    ao = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(0xffff0000u))),
+                         xo, ao);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(ae, ao));
+}
+
+float row_dot(const WeightView& w, size_t r, const float* x) {
+  const size_t n = w.cols;
+  switch (w.dtype) {
+    case DType::f32:
+      return dot_f32(static_cast<const float*>(w.data) + r * n, x, n);
+    case DType::bf16:
+      if (w.layout == Layout::vnni2) return dot_vnni2_row(w, r, x);
+      return dot_bf16(static_cast<const uint16_t*>(w.data) + r * n, x, n);
+    case DType::i8:
+      if (w.layout == Layout::vnni4) {
+        const int8_t* d = static_cast<const int8_t*>(w.data);
+        float acc = 0.0f;
+        for (size_t c = 0; c < n; ++c) acc += static_cast<float>(d[((c / 4) * w.rows + r) * 4 + (c & 3)]) * x[c];
+        return w.scales[r] * acc;
+      }
+      return w.scales[r] * dot_i8(static_cast<const int8_t*>(w.data) + r * n, x, n);
+  }
+  return 0.0f;
+}
+
+// ---------------------------------------------------------------- matvec
+
+// vnni2 bf16: 64 output rows per pass, weights streamed in storage order
+// ([pair][rows][2]), even/odd halves widened by shift / mask.
+void matvec_vnni2(const WeightView& w, const float* x, float* y) {
+  const uint32_t* d = static_cast<const uint32_t*>(w.data);
+  const size_t R = w.rows, P = w.cols / 2;
+  const __m512i hi_mask = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  for (size_t r0 = 0; r0 < R; r0 += 64) {
+    const size_t left = R - r0;
+    const __mmask16 m[4] = {lanes(left), lanes(left > 16 ? left - 16 : 0),
+                            lanes(left > 32 ? left - 32 : 0), lanes(left > 48 ? left - 48 : 0)};
+    __m512 ae[4], ao[4];
+    for (int b = 0; b < 4; ++b) ae[b] = ao[b] = _mm512_setzero_ps();
+    for (size_t p = 0; p < P; ++p) {
+      const uint32_t* s = d + p * R + r0;
+      const __m512 xe = _mm512_set1_ps(x[2 * p]), xo = _mm512_set1_ps(x[2 * p + 1]);
+#pragma GCC unroll 4
+      for (int b = 0; b < 4; ++b) {
+        const __m512i v = _mm512_maskz_loadu_epi32(m[b], s + 16 * b);
+        ae[b] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)), xe, ae[b]);
+        ao[b] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(v, hi_mask)), xo, ao[b]);
+      }
+    }
+    for (int b = 0; b < 4; ++b) _mm512_mask_storeu_ps(y + r0 + 16 * b, m[b], _mm512_add_ps(ae[b], ao[b]));
+  }
+}
+
+// vnni4 i8: 16 output rows per zmm, 32 rows per pass; byte j of each 32-bit
+// group is column 4g+j, sign-extended by shift pairs.
+void matvec_vnni4(const WeightView& w, const float* x, float* y) {
+  const int8_t* d = static_cast<const int8_t*>(w.data);
+  const size_t R = w.rows, G = w.cols / 4;
+  for (size_t r0 = 0; r0 < R; r0 += 32) {
+    const size_t left = R - r0;
+    const __mmask16 m[2] = {lanes(left), lanes(left > 16 ? left - 16 : 0)};
+    __m512 acc[2][4];
+    for (int b = 0; b < 2; ++b)
+      for (int j = 0; j < 4; ++j) acc[b][j] = _mm512_setzero_ps();
+    for (size_t g = 0; g < G; ++g) {
+      const int8_t* s = d + (g * R + r0) * 4;
+      const __m512 x0 = _mm512_set1_ps(x[4 * g]), x1 = _mm512_set1_ps(x[4 * g + 1]);
+      const __m512 x2 = _mm512_set1_ps(x[4 * g + 2]), x3 = _mm512_set1_ps(x[4 * g + 3]);
+      for (int b = 0; b < 2; ++b) {
+        const __m512i v = _mm512_maskz_loadu_epi32(m[b], s + 64 * b);
+        acc[b][0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 24), 24)), x0, acc[b][0]);
+        acc[b][1] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 16), 24)), x1, acc[b][1]);
+        acc[b][2] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 8), 24)), x2, acc[b][2]);
+        acc[b][3] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(v, 24)), x3, acc[b][3]);
+      }
+    }
+    for (int b = 0; b < 2; ++b) {
+      const __m512 sum = _mm512_add_ps(_mm512_add_ps(acc[b][0], acc[b][1]), _mm512_add_ps(acc[b][2], acc[b][3]));
+      const __m512 sc = _mm512_maskz_loadu_ps(m[b], w.scales + r0 + 16 * b);
+      _mm512_mask_storeu_ps(y + r0 + 16 * b, m[b], _mm512_mul_ps(sum, sc));
+    }
+  }
+}
+
+void matvec_avx512(const WeightView& w, const float* x, float* y) {
+  if (w.dtype == DType::bf16 && w.layout == Layout::vnni2) return matvec_vnni2(w, x, y);
+  if (w.dtype == DType::i8 && w.layout == Layout::vnni4) return matvec_vnni4(w, x, y);
+  for (size_t r = 0; r < w.rows; ++r) y[r] = row_dot(w, r, x);
+}
+
+void rows_dot_avx512(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
+                     float* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = row_dot(w, ids[i], x);
+}
+
+// ---------------------------------------------------------------- GEMM entry points
+
+void sgemm_avx512(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
+                  const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
+                  size_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) return gemm_scale_only(m, n, beta, C, ldc);
+  const F32Gemm<PackBF32> g{{A, lda, trans_a}, {B, ldb, trans_b}};
+  gemm_blocked(g, m, n, k, alpha, beta, C, ldc);
+}
+
+// Below this many activation rows the weights are streamed once per row
+// (matvec) instead of being packed for the GEMM core.
+constexpr size_t kMatmulMinRows = 4;
+
+void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                   size_t ldy) {
+  if (m == 0 || w.rows == 0) return;
+  if (m < kMatmulMinRows || w.cols == 0) {
+    for (size_t i = 0; i < m; ++i) matvec_avx512(w, X + i * ldx, Y + i * ldy);
+    return;
+  }
+  switch (w.dtype) {
+    case DType::f32:
+      return sgemm_avx512(false, true, m, w.rows, w.cols, 1.0f, X, ldx,
+                          static_cast<const float*>(w.data), w.cols, 0.0f, Y, ldy);
+    case DType::bf16:
+      if (cpu_has_bf16()) {
+        const Bf16Gemm g{X, ldx, &w};
+        return gemm_blocked(g, m, w.rows, (w.cols + 1) / 2, 1.0f, 0.0f, Y, ldy);
+      }
+      break;
+    case DType::i8:
+      break;
+  }
+  matmul_avx512_widened(w, X, ldx, m, Y, ldy);
+}
+
+const Kernels kAvx512 = {"avx512", matvec_avx512, matmul_avx512, rows_dot_avx512, sgemm_avx512};
+
+}  // namespace
+
+void matmul_avx512_widened(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                           size_t ldy) {
+  if (m == 0 || w.rows == 0) return;
+  if (w.cols == 0) return gemm_scale_only(m, w.rows, 0.0f, Y, ldy);
+  if (w.dtype == DType::f32)  // already f32: nothing to widen
+    return sgemm_avx512(false, true, m, w.rows, w.cols, 1.0f, X, ldx,
+                        static_cast<const float*>(w.data), w.cols, 0.0f, Y, ldy);
+  const F32Gemm<PackBWeightF32> g{{X, ldx, false}, {&w}};
+  gemm_blocked(g, m, w.rows, w.cols, 1.0f, 0.0f, Y, ldy);
+}
+
+const Kernels* kernels_avx512() { return &kAvx512; }
+
+}  // namespace amxqa

@@ -1,0 +1,338 @@
+// test_kernels.cpp — every ISA kernel table against the scalar oracle, and
+// the scalar oracle against a double-precision reference built here from
+// the layout definitions in kernels.h. Tables the CPU cannot run are skipped.
+//
+// Tolerances are relative to the magnitude Σ|w||x| of each output (so
+// cancellation does not make them meaningless):
+//   f32 and i8 (dequantised exactly)       1e-4
+//   bf16 matvec / rows_dot (exact widening) 1e-4
+//   bf16 matmul (activations rounded to bf16 for vdpbf16ps) 1e-2
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "kernels/kernels_avx512_paths.h"
+
+using namespace amxqa;
+
+namespace {
+
+struct Table {
+  const char* label;
+  const Kernels* k;
+};
+
+// The optimised tables this CPU can run (the dispatcher makes the same check).
+std::vector<Table> fast_tables() {
+  std::vector<Table> t;
+  if (kernels_avx2() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    t.push_back({"avx2", kernels_avx2()});
+  if (kernels_avx512() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+    t.push_back({"avx512", kernels_avx512()});
+  return t;
+}
+
+std::mt19937& rng() {
+  static std::mt19937 g(12345);
+  return g;
+}
+float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng()); }
+std::vector<float> random_vec(size_t n) {
+  std::vector<float> v(n);
+  for (float& f : v) f = uniform(-1.0f, 1.0f);
+  return v;
+}
+
+// A weight matrix in one dtype/layout plus its exact logical f32 values.
+struct TestWeights {
+  WeightView view;
+  std::vector<float> logical;  // [rows][cols], what the stored bits mean
+  std::vector<float> f32;
+  std::vector<uint16_t> bf16;
+  std::vector<int8_t> i8;
+  std::vector<float> scales;
+};
+
+TestWeights make_weights(DType dt, Layout lay, uint32_t rows, uint32_t cols) {
+  TestWeights t;
+  t.logical.resize(size_t(rows) * cols);
+  t.view.dtype = dt;
+  t.view.layout = lay;
+  t.view.rows = rows;
+  t.view.cols = cols;
+  auto at = [&](size_t r, size_t c) -> float& { return t.logical[r * cols + c]; };
+  if (dt == DType::f32) {
+    t.f32 = random_vec(t.logical.size());
+    t.logical = t.f32;
+    t.view.data = t.f32.data();
+  } else if (dt == DType::bf16) {
+    t.bf16.resize(t.logical.size());
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) {
+        const uint16_t b = f32_to_bf16(uniform(-1.0f, 1.0f));
+        at(r, c) = bf16_to_f32(b);
+        const size_t idx = lay == Layout::vnni2 ? ((c / 2) * rows + r) * 2 + (c & 1) : r * cols + c;
+        t.bf16[idx] = b;
+      }
+    t.view.data = t.bf16.data();
+  } else {
+    t.i8.resize(t.logical.size());
+    t.scales.resize(rows);
+    for (float& s : t.scales) s = uniform(0.001f, 0.02f);
+    std::uniform_int_distribution<int> q(-127, 127);
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) {
+        const int8_t v = static_cast<int8_t>(q(rng()));
+        at(r, c) = t.scales[r] * v;
+        const size_t idx = lay == Layout::vnni4 ? ((c / 4) * rows + r) * 4 + (c & 3) : r * cols + c;
+        t.i8[idx] = v;
+      }
+    t.view.data = t.i8.data();
+    t.view.scales = t.scales.data();
+  }
+  return t;
+}
+
+// |got - ref| <= tol * mag (+ a denormal-sized floor for all-zero outputs).
+void check_close(const float* got, const float* ref, const float* mag, size_t n, float tol,
+                 const std::string& what) {
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double err = std::fabs(double(got[i]) - double(ref[i]));
+    if (!(err <= tol * mag[i] + 1e-30)) {
+      if (bad++ < 3)
+        FAIL_CHECK(what << " [" << i << "]: got " << got[i] << " want " << ref[i] << " (mag "
+                        << mag[i] << ")");
+    }
+  }
+  CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << n << " outside tolerance");
+}
+
+struct Case {
+  DType dt;
+  Layout lay;
+  const char* name;
+};
+const Case kCases[] = {{DType::f32, Layout::plain, "f32"},
+                       {DType::bf16, Layout::plain, "bf16"},
+                       {DType::bf16, Layout::vnni2, "bf16_vnni2"},
+                       {DType::i8, Layout::plain, "i8"},
+                       {DType::i8, Layout::vnni4, "i8_vnni4"}};
+
+bool cols_ok(Layout lay, uint32_t cols) {
+  return lay == Layout::plain || (lay == Layout::vnni2 && cols % 2 == 0) ||
+         (lay == Layout::vnni4 && cols % 4 == 0);
+}
+
+// Reference y = W x in double and its magnitude Σ|w||x|.
+void reference_matvec(const TestWeights& t, const float* x, std::vector<float>& y,
+                      std::vector<float>& mag) {
+  const size_t R = t.view.rows, C = t.view.cols;
+  y.assign(R, 0.0f);
+  mag.assign(R, 0.0f);
+  for (size_t r = 0; r < R; ++r) {
+    double s = 0, a = 0;
+    for (size_t c = 0; c < C; ++c) {
+      s += double(t.logical[r * C + c]) * x[c];
+      a += std::fabs(double(t.logical[r * C + c]) * x[c]);
+    }
+    y[r] = float(s);
+    mag[r] = float(a);
+  }
+}
+
+const uint32_t kRows[] = {1, 15, 17, 33, 130};
+const uint32_t kCols[] = {1, 15, 16, 36, 300, 520};
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("bf16 conversion rounds to nearest even and keeps NaN") {
+    CHECK(f32_to_bf16(1.0f) == 0x3f80);
+    CHECK(bf16_to_f32(0x3f80) == 1.0f);
+    // 1 + 2^-8 is exactly halfway between 1 and 1 + 2^-7: ties go to even (1).
+    CHECK(f32_to_bf16(1.0f + std::ldexp(1.0f, -8)) == 0x3f80);
+    // 1 + 3·2^-8 is halfway between 1 + 2^-7 (odd) and 1 + 2^-6: goes up to even.
+    CHECK(f32_to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3f82);
+    // Just above halfway rounds up.
+    CHECK(f32_to_bf16(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)) == 0x3f81);
+    CHECK(f32_to_bf16(-0.0f) == 0x8000);
+    CHECK(f32_to_bf16(std::numeric_limits<float>::infinity()) == 0x7f80);
+    CHECK(f32_to_bf16(-std::numeric_limits<float>::infinity()) == 0xff80);
+    CHECK(f32_to_bf16(std::numeric_limits<float>::max()) == 0x7f80);  // rounds to +inf
+    // A NaN whose payload lies only in the dropped bits must stay NaN.
+    uint32_t nan_bits = 0x7f800001u;
+    float nan;
+    std::memcpy(&nan, &nan_bits, 4);
+    CHECK(std::isnan(bf16_to_f32(f32_to_bf16(nan))));
+    CHECK(std::isnan(bf16_to_f32(f32_to_bf16(std::numeric_limits<float>::quiet_NaN()))));
+    // Every bf16 value survives the round trip (NaNs stay NaN).
+    for (uint32_t b = 0; b < 0x10000; ++b) {
+      const float f = bf16_to_f32(static_cast<uint16_t>(b));
+      if (std::isnan(f)) {
+        REQUIRE(std::isnan(bf16_to_f32(f32_to_bf16(f))));
+      } else {
+        REQUIRE(f32_to_bf16(f) == b);
+      }
+    }
+  }
+
+  TEST_CASE("scalar matvec, matmul and rows_dot match a double reference for every layout") {
+    const Kernels& s = kernels_scalar();
+    CHECK(std::string(s.name) == "scalar");
+    for (const Case& cs : kCases)
+      for (uint32_t rows : kRows)
+        for (uint32_t cols : kCols) {
+          if (!cols_ok(cs.lay, cols)) continue;
+          const TestWeights t = make_weights(cs.dt, cs.lay, rows, cols);
+          const std::vector<float> x = random_vec(cols);
+          std::vector<float> ref, mag, y(rows);
+          reference_matvec(t, x.data(), ref, mag);
+          const std::string what = std::string(cs.name) + " " + std::to_string(rows) + "x" +
+                                   std::to_string(cols);
+          s.matvec(t.view, x.data(), y.data());
+          check_close(y.data(), ref.data(), mag.data(), rows, 1e-5f, "scalar matvec " + what);
+          s.matmul(t.view, x.data(), cols, 1, y.data(), rows);
+          check_close(y.data(), ref.data(), mag.data(), rows, 1e-5f, "scalar matmul " + what);
+          const uint32_t ids[3] = {rows - 1, 0, rows / 2};
+          float out[3];
+          s.rows_dot(t.view, ids, 3, x.data(), out);
+          for (int i = 0; i < 3; ++i)
+            check_close(&out[i], &ref[ids[i]], &mag[ids[i]], 1, 1e-5f, "scalar rows_dot " + what);
+        }
+  }
+
+  TEST_CASE("optimised matvec, matmul and rows_dot match scalar") {
+    const Kernels& s = kernels_scalar();
+    for (const Table& tb : fast_tables()) {
+      for (const Case& cs : kCases)
+        for (uint32_t rows : kRows)
+          for (uint32_t cols : kCols) {
+            if (!cols_ok(cs.lay, cols)) continue;
+            const TestWeights t = make_weights(cs.dt, cs.lay, rows, cols);
+            const std::string what = std::string(tb.label) + " " + cs.name + " " +
+                                     std::to_string(rows) + "x" + std::to_string(cols);
+            // Magnitudes: Σ|w||x| per output, from the logical matrix.
+            auto magnitudes = [&](const float* x, float* mag) {
+              for (size_t r = 0; r < rows; ++r) {
+                double a = 0;
+                for (size_t c = 0; c < cols; ++c) a += std::fabs(double(t.logical[r * cols + c]) * x[c]);
+                mag[r] = float(a);
+              }
+            };
+            // matvec
+            const std::vector<float> x = random_vec(cols);
+            std::vector<float> want(rows), got(rows), mag(rows);
+            magnitudes(x.data(), mag.data());
+            s.matvec(t.view, x.data(), want.data());
+            tb.k->matvec(t.view, x.data(), got.data());
+            check_close(got.data(), want.data(), mag.data(), rows, 1e-4f, "matvec " + what);
+            // rows_dot, ids with repeats and both ends
+            const uint32_t ids[5] = {0, rows - 1, rows / 3, 0, rows / 2};
+            float out[5], ref[5], mg[5];
+            s.rows_dot(t.view, ids, 5, x.data(), ref);
+            tb.k->rows_dot(t.view, ids, 5, x.data(), out);
+            for (int i = 0; i < 5; ++i) mg[i] = mag[ids[i]];
+            check_close(out, ref, mg, 5, 1e-4f, "rows_dot " + what);
+            // matmul with padded strides: padding must stay untouched
+            const float tol = cs.dt == DType::bf16 ? 1e-2f : 1e-4f;
+            const bool avx512 = tb.k == kernels_avx512();
+            for (size_t m : {size_t(1), size_t(4), size_t(17)}) {
+              const size_t ldx = cols + 3, ldy = rows + 5;
+              const std::vector<float> X = random_vec(m * ldx);
+              std::vector<float> Yw(m * ldy, -7.0f), Yg(m * ldy, -7.0f), M(m * ldy, 0.0f);
+              for (size_t i = 0; i < m; ++i) magnitudes(X.data() + i * ldx, M.data() + i * ldy);
+              s.matmul(t.view, X.data(), ldx, m, Yw.data(), ldy);
+              tb.k->matmul(t.view, X.data(), ldx, m, Yg.data(), ldy);
+              check_close(Yg.data(), Yw.data(), M.data(), Yg.size(), tol,
+                          "matmul m=" + std::to_string(m) + " " + what);
+              if (avx512) {  // the exact widening path (taken without AVX512-BF16)
+                std::fill(Yg.begin(), Yg.end(), -7.0f);
+                matmul_avx512_widened(t.view, X.data(), ldx, m, Yg.data(), ldy);
+                check_close(Yg.data(), Yw.data(), M.data(), Yg.size(), 1e-4f,
+                            "matmul widened m=" + std::to_string(m) + " " + what);
+              }
+            }
+          }
+    }
+  }
+
+  TEST_CASE("sgemm: scalar against double, optimised tables against scalar") {
+    struct Shape {
+      size_t m, n, k;
+    };
+    // Edge sizes around the 14×32 tile, and K/N beyond one cache block.
+    const Shape shapes[] = {{1, 1, 1},    {15, 17, 33},  {17, 33, 15},  {29, 255, 7},
+                            {33, 1, 300}, {1, 130, 33},  {64, 64, 64},  {31, 300, 270},
+                            {14, 32, 256}, {3, 5, 0}};
+    const Kernels& s = kernels_scalar();
+    std::vector<Table> tables = fast_tables();
+    tables.insert(tables.begin(), Table{"scalar", &s});
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const Shape& sh : shapes)
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb)
+          for (int ab = 0; ab < 2; ++ab) {
+            const float alpha = ab ? -1.5f : 1.0f, beta = ab ? 0.5f : 0.0f;
+            // op(A) is m×k, stored k×m when transposed; strides padded by 3.
+            const size_t lda = (ta ? sh.m : sh.k) + 3, ldb = (tb ? sh.k : sh.n) + 3,
+                         ldc = sh.n + 3;
+            const std::vector<float> A = random_vec((ta ? sh.k : sh.m) * lda);
+            const std::vector<float> B = random_vec((tb ? sh.n : sh.k) * ldb);
+            const std::vector<float> C0 = random_vec(sh.m * ldc);
+            auto opA = [&](size_t i, size_t p) { return ta ? A[p * lda + i] : A[i * lda + p]; };
+            auto opB = [&](size_t p, size_t j) { return tb ? B[j * ldb + p] : B[p * ldb + j]; };
+            std::vector<float> ref(sh.m * ldc), mag(sh.m * ldc, 0.0f);
+            for (size_t i = 0; i < sh.m; ++i)
+              for (size_t j = 0; j < sh.n; ++j) {
+                double acc = 0, a = 0;
+                for (size_t p = 0; p < sh.k; ++p) {
+                  acc += double(opA(i, p)) * opB(p, j);
+                  a += std::fabs(double(opA(i, p)) * opB(p, j));
+                }
+                const double c = C0[i * ldc + j];
+                ref[i * ldc + j] = float(alpha * acc + beta * c);
+                mag[i * ldc + j] = float(std::fabs(alpha) * a + std::fabs(beta * c)) + 1e-6f;
+              }
+            for (const Table& t : tables) {
+              std::vector<float> C = C0;
+              // beta == 0 must ignore C, even NaN.
+              if (beta == 0.0f)
+                for (size_t i = 0; i < sh.m; ++i)
+                  for (size_t j = 0; j < sh.n; ++j) C[i * ldc + j] = nan;
+              t.k->sgemm(ta, tb, sh.m, sh.n, sh.k, alpha, A.data(), lda, B.data(), ldb, beta,
+                         C.data(), ldc);
+              std::vector<float> got(sh.m * ldc, 0.0f), want(sh.m * ldc, 0.0f);
+              for (size_t i = 0; i < sh.m; ++i)
+                for (size_t j = 0; j < ldc; ++j) {
+                  // Padding columns must be untouched.
+                  if (j >= sh.n) {
+                    REQUIRE(C[i * ldc + j] == C0[i * ldc + j]);
+                    continue;
+                  }
+                  got[i * ldc + j] = C[i * ldc + j];
+                  want[i * ldc + j] = ref[i * ldc + j];
+                }
+              check_close(got.data(), want.data(), mag.data(), got.size(), 1e-4f,
+                          std::string(t.label) + " sgemm " + (ta ? "T" : "N") + (tb ? "T" : "N") +
+                              " m=" + std::to_string(sh.m) + " n=" + std::to_string(sh.n) +
+                              " k=" + std::to_string(sh.k) + " beta=" + std::to_string(beta));
+            }
+          }
+  }
+
+  TEST_CASE("kernel tables are named for their ISA") {
+    CHECK(std::string(kernels_scalar().name) == "scalar");
+    if (kernels_avx2()) CHECK(std::string(kernels_avx2()->name) == "avx2_fma");
+    if (kernels_avx512()) CHECK(std::string(kernels_avx512()->name) == "avx512");
+  }
+}
