@@ -1,0 +1,101 @@
+#include "cli/commands.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/args.h"
+#include "stages/stages.h"
+#include "stages/train_loop.h"
+
+namespace amxqa::train {
+namespace {
+
+const char kUsage[] =
+    "amxqa-train — trains, exports and evaluates amxqa models (see trainer/recipes/*.recipe)\n"
+    "\n"
+    "usage: amxqa-train COMMAND [options]   (every command takes --help)\n"
+    "\n"
+    "pipeline (each writes into the recipe's outputs.dir, default trainer/runs/NAME):\n"
+    "  run RECIPE [--resume] [--out DIR]   all stages in order; a stage whose output exists is skipped\n"
+    "  tokenizer RECIPE                    byte-level BPE            -> tokenizer.tok\n"
+    "  pretrain RECIPE                     language-model pretraining -> pretrain.ckpt  (round 0)\n"
+    "  sft-stop RECIPE                     round 1: instruction SFT teaching EOT -> sft_stop.ckpt\n"
+    "  sft-qa RECIPE                       round 2: SQuAD QA SFT     -> sft_qa.ckpt\n"
+    "  sft-abstain RECIPE                  round 3: abstention mix   -> sft_abstain.ckpt\n"
+    "  vocab-fix RECIPE                    round 4: ban never-trained ids -> vocab_mask.bin\n"
+    "  export RECIPE                       -> the .amxqa model file\n"
+    "  (eval of a run: `amxqa-train run RECIPE` ends with it; scores + MODEL_CARD.md)\n"
+    "\n"
+    "tools:\n"
+    "  eval --model M.amxqa [--data squad.json.gz] [--limit N]   EM/F1 + probes through the C API\n"
+    "  diagnose CKPT|MODEL [--recipe R]    the paper's four failures\n"
+    "  plot LOG.jsonl -o out.svg           loss, tok/s and diagnostics as SVG\n";
+
+const char kStageHelp[] =
+    "usage: amxqa-train %s RECIPE [--resume] [--out DIR] [--set section.key=value ...]\n"
+    "\n"
+    "  RECIPE        a recipe file (`key = value` lines under [sections]; see trainer/recipes/)\n"
+    "  --resume      continue an interrupted stage from its partial checkpoint\n"
+    "  --out DIR     output folder (default: the recipe's outputs.dir or trainer/runs/NAME)\n"
+    "  --set K=V     override a recipe value, e.g. --set pretrain.steps=50\n"
+    "%s";
+
+int stage_command(const std::string& cmd, int argc, char** argv) {
+  Args a = parse_args(argc, argv, 2, {"resume"}, {"out", "set"});
+  const bool all = cmd == "run";
+  if (a.help || a.positional.size() != 1) {
+    std::fprintf(a.help ? stdout : stderr, kStageHelp, cmd.c_str(),
+                 all ? "\nRuns tokenizer, pretrain, sft-stop, sft-qa, sft-abstain, vocab-fix, export and eval in\n"
+                       "order; each stage is skipped when its output exists, so a rerun continues the run.\n"
+                     : "");
+    return a.help ? 0 : 2;
+  }
+  auto ctx = make_context(a.positional[0], a.get("out"), a.has("resume"), a.all("set"));
+  std::fprintf(stderr, "[%s] recipe %s -> %s\n", cmd.c_str(), ctx->cfg.name.c_str(), ctx->cfg.out_dir.c_str());
+  if (all) {
+    for (const char* s : kStageNames) {
+      run_stage(*ctx, s);
+      // After an interrupted stage's checkpoint a rerun with --resume continues it.
+      ctx->resume = a.has("resume");
+    }
+    return 0;
+  }
+  if (!run_stage(*ctx, cmd)) {
+    std::fprintf(stderr, "unknown stage %s\n", cmd.c_str());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string cmd = argv[1];
+  try {
+    if (cmd == "eval") return cmd_eval(argc, argv);
+    if (cmd == "diagnose") return cmd_diagnose(argc, argv);
+    if (cmd == "plot") return cmd_plot(argc, argv);
+    static const char* kStages[] = {"run", "tokenizer", "pretrain", "sft-stop", "sft-qa", "sft-abstain",
+                                    "vocab-fix", "export", "sft_stop", "sft_qa", "sft_abstain", "vocab_fix"};
+    for (const char* s : kStages)
+      if (cmd == s) return stage_command(cmd, argc, argv);
+    std::fprintf(stderr, "amxqa-train: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+    return 2;
+  } catch (const Interrupted& e) {
+    std::fprintf(stderr, "amxqa-train: %s (checkpoint written; rerun with --resume)\n", e.what());
+    return 130;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "amxqa-train %s: %s\n", cmd.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "amxqa-train %s: error: %s\n", cmd.c_str(), e.what());
+    return 1;
+  }
+}
+
+}  // namespace amxqa::train

@@ -1,0 +1,72 @@
+#include "report/metrics_log.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace amxqa::train {
+
+MetricsLog::MetricsLog(const std::string& path) : path_(path) {
+  f_ = std::fopen(path.c_str(), "ab");
+  if (!f_) throw std::runtime_error("cannot write metrics log " + path);
+}
+
+MetricsLog::~MetricsLog() {
+  if (f_) std::fclose(f_);
+}
+
+void MetricsLog::write(const JsonLine& line) {
+  if (!f_) return;
+  std::string s = line.str();
+  s += '\n';
+  std::fwrite(s.data(), 1, s.size(), f_);
+  std::fflush(f_);
+}
+
+std::string format_duration(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  char buf[32];
+  long t = std::lround(s);
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else if (t >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%lds", t);
+  return buf;
+}
+
+std::string format_count(double n) {
+  char buf[32];
+  if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.2fG", n / 1e9);
+  else if (n >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM", n / 1e6);
+  else if (n >= 1e3) std::snprintf(buf, sizeof buf, "%.1fk", n / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0f", n);
+  return buf;
+}
+
+Progress::Progress(std::string stage, uint64_t total_steps, uint64_t first_step)
+    : stage_(std::move(stage)), total_(total_steps), first_step_(first_step), start_(Clock::now()), last_(start_) {}
+
+double Progress::elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+void Progress::update(uint64_t step, uint64_t tokens, double loss, double lr, bool force) {
+  auto now = Clock::now();
+  if (first_tokens_ == ~0ull) first_tokens_ = tokens;
+  if (!force && std::chrono::duration<double>(now - last_).count() < 1.0) return;
+  last_ = now;
+  double el = elapsed();
+  // Rates count only this session's work (a resumed run starts its clock anew).
+  tok_s_ = el > 0 ? (tokens - first_tokens_) / el : 0;
+  double done = static_cast<double>(step - first_step_);
+  double eta = done > 0 ? el / done * static_cast<double>(total_ - step) : NAN;
+  std::fprintf(stderr, "\r[%s] step %llu/%llu  tokens %s  %s tok/s  loss %.4f  lr %.2e  ETA %s   ", stage_.c_str(),
+               static_cast<unsigned long long>(step), static_cast<unsigned long long>(total_),
+               format_count(static_cast<double>(tokens)).c_str(), format_count(tok_s_).c_str(), loss, lr,
+               format_duration(eta).c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::finish() {
+  if (drawn_) std::fputc('\n', stderr);
+  drawn_ = false;
+}
+
+}  // namespace amxqa::train

@@ -1,0 +1,48 @@
+// metrics_log.h — the run's JSONL log (one object per line, appended, flushed
+// per line so a killed run keeps everything it logged) and the live progress
+// line on stderr (step, tokens, tok/s, loss, lr, ETA; at most once a second).
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "report/json_line.h"
+
+namespace amxqa::train {
+
+class MetricsLog {
+ public:
+  MetricsLog() = default;
+  explicit MetricsLog(const std::string& path);  // appends; throws if unwritable
+  ~MetricsLog();
+  MetricsLog(const MetricsLog&) = delete;
+  MetricsLog& operator=(const MetricsLog&) = delete;
+  void write(const JsonLine& line);
+  const std::string& path() const { return path_; }
+ private:
+  std::FILE* f_ = nullptr;
+  std::string path_;
+};
+
+class Progress {
+ public:
+  Progress(std::string stage, uint64_t total_steps, uint64_t first_step);
+  // Redraws the line when a second has passed (or when force).
+  void update(uint64_t step, uint64_t tokens, double loss, double lr, bool force = false);
+  void finish();  // ends the line
+  double tokens_per_second() const { return tok_s_; }
+  double elapsed() const;
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::string stage_;
+  uint64_t total_, first_step_, first_tokens_ = ~0ull;
+  Clock::time_point start_, last_;
+  double tok_s_ = 0;
+  bool drawn_ = false;
+};
+
+std::string format_duration(double seconds);  // "1h02m", "3m05s", "12s"
+std::string format_count(double n);          // "12.3k", "4.5M"
+
+}  // namespace amxqa::train

@@ -1,0 +1,166 @@
+#include "report/plot_svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "report/json_line.h"
+#include "report/metrics_log.h"
+#include "squad/json.h"
+
+namespace amxqa::train {
+
+PlotData read_metrics_log(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  PlotSeries loss{"train loss", "#1f77b4", {}, false}, val{"validation loss", "#d62728", {}, true};
+  PlotSeries toks{"tokens/s", "#2ca02c", {}, false};
+  PlotSeries norm{"min RMSNorm gain PR / width", "#9467bd", {}, false};
+  PlotSeries expert{"mean expert PR / E", "#ff7f0e", {}, false};
+  PlotData d;
+  double x = 0, experts = 0;
+  std::string stage;
+  std::string line;
+  while (std::getline(f, line)) {
+    JsonValue v;
+    try {
+      v = parse_json(line);
+    } catch (const JsonError&) {
+      continue;
+    }
+    auto num = [&](const char* k, double* out) {
+      const JsonValue* j = v.get(k);
+      if (!j || !j->is_number()) return false;
+      *out = j->num;
+      return true;
+    };
+    double t = 0, y = 0;
+    if (num("experts", &t)) experts = t;
+    if (num("total_tokens", &t)) x = t;
+    const JsonValue* s = v.get("stage");
+    if (s && s->is_string() && s->str != stage && (v.get("loss") || v.get("val_loss"))) {
+      stage = s->str;
+      d.stage_starts.emplace_back(x, stage);
+    }
+    if (v.get("step") && num("loss", &y)) loss.points.push_back({x, y});
+    if (num("val_loss", &y)) val.points.push_back({x, y});
+    if (num("tok_s", &y) && y > 0) toks.points.push_back({x, y});
+    if (num("norm_pr_min_share", &y)) norm.points.push_back({x, y});
+    if (const JsonValue* e = v.get("expert_pr"); e && e->is_array() && !e->arr.empty() && experts > 0) {
+      double m = 0;
+      for (const auto& q : e->arr) m += q.num;
+      expert.points.push_back({x, m / e->arr.size() / experts});
+    }
+  }
+  d.panels.push_back({"loss", {loss, val}});
+  d.panels.push_back({"throughput (tokens/s)", {toks}});
+  PlotPanel diag{"collapse diagnostics (1 = spread, near 0 = collapsed)", {norm}};
+  if (!expert.points.empty()) diag.series.push_back(expert);
+  d.panels.push_back(diag);
+  return d;
+}
+
+namespace {
+
+std::string fmt(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", v);
+  return b;
+}
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else o += c;
+  }
+  return o;
+}
+
+std::string tick_label(double v) {
+  if (std::fabs(v) >= 1000) return format_count(v);
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+}  // namespace
+
+std::string render_svg(const PlotData& d, const std::string& title) {
+  const double W = 960, PH = 250, left = 70, right = 200, top = 40, gap = 50;
+  const double H = top + d.panels.size() * (PH + gap) + 20;
+  double xmin = INFINITY, xmax = -INFINITY;
+  for (const auto& p : d.panels)
+    for (const auto& s : p.series)
+      for (const auto& pt : s.points) xmin = std::min(xmin, pt.x), xmax = std::max(xmax, pt.x);
+  if (!(xmax > xmin)) xmin = 0, xmax = std::isfinite(xmax) && xmax > 0 ? xmax : 1;
+  const double pw = W - left - right;
+  auto X = [&](double x) { return left + (x - xmin) / (xmax - xmin) * pw; };
+
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt(W) + "\" height=\"" + fmt(H) +
+                    "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  svg += "<text x=\"" + fmt(left) + "\" y=\"24\" font-size=\"16\">" + esc(title) + "</text>\n";
+  for (size_t pi = 0; pi < d.panels.size(); ++pi) {
+    const PlotPanel& p = d.panels[pi];
+    const double y0 = top + pi * (PH + gap);
+    double ymin = INFINITY, ymax = -INFINITY;
+    for (const auto& s : p.series)
+      for (const auto& pt : s.points)
+        if (std::isfinite(pt.y)) ymin = std::min(ymin, pt.y), ymax = std::max(ymax, pt.y);
+    if (!(ymax > ymin)) {
+      if (!std::isfinite(ymin)) ymin = 0, ymax = 1;
+      else ymin -= 0.5, ymax += 0.5;
+    }
+    const double pad = (ymax - ymin) * 0.05;
+    ymin -= pad;
+    ymax += pad;
+    auto Y = [&](double y) { return y0 + PH - (y - ymin) / (ymax - ymin) * PH; };
+    svg += "<text x=\"" + fmt(left) + "\" y=\"" + fmt(y0 - 8) + "\" font-weight=\"bold\">" + esc(p.title) + "</text>\n";
+    svg += "<rect x=\"" + fmt(left) + "\" y=\"" + fmt(y0) + "\" width=\"" + fmt(pw) + "\" height=\"" + fmt(PH) +
+           "\" fill=\"none\" stroke=\"#444\"/>\n";
+    for (int t = 0; t <= 4; ++t) {
+      double yv = ymin + (ymax - ymin) * t / 4, yy = Y(yv);
+      svg += "<line x1=\"" + fmt(left) + "\" x2=\"" + fmt(left + pw) + "\" y1=\"" + fmt(yy) + "\" y2=\"" + fmt(yy) +
+             "\" stroke=\"#eee\"/>\n<text x=\"" + fmt(left - 6) + "\" y=\"" + fmt(yy + 4) +
+             "\" text-anchor=\"end\">" + tick_label(yv) + "</text>\n";
+      double xv = xmin + (xmax - xmin) * t / 4;
+      svg += "<text x=\"" + fmt(X(xv)) + "\" y=\"" + fmt(y0 + PH + 16) + "\" text-anchor=\"middle\">" +
+             tick_label(xv) + "</text>\n";
+    }
+    for (const auto& st : d.stage_starts) {
+      double xx = X(st.first);
+      svg += "<line x1=\"" + fmt(xx) + "\" x2=\"" + fmt(xx) + "\" y1=\"" + fmt(y0) + "\" y2=\"" + fmt(y0 + PH) +
+             "\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n";
+      if (pi == 0)
+        svg += "<text x=\"" + fmt(xx + 3) + "\" y=\"" + fmt(y0 + 12) + "\" fill=\"#666\" font-size=\"10\">" +
+               esc(st.second) + "</text>\n";
+    }
+    double ly = y0 + 14;
+    for (const auto& s : p.series) {
+      if (s.points.empty()) continue;
+      if (s.dots) {
+        for (const auto& pt : s.points)
+          if (std::isfinite(pt.y))
+            svg += "<circle cx=\"" + fmt(X(pt.x)) + "\" cy=\"" + fmt(Y(pt.y)) + "\" r=\"3\" fill=\"" + s.color + "\"/>\n";
+      } else {
+        svg += "<polyline fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1.5\" points=\"";
+        for (const auto& pt : s.points)
+          if (std::isfinite(pt.y)) svg += fmt(X(pt.x)) + "," + fmt(Y(pt.y)) + " ";
+        svg += "\"/>\n";
+      }
+      svg += "<rect x=\"" + fmt(left + pw + 12) + "\" y=\"" + fmt(ly - 9) + "\" width=\"10\" height=\"10\" fill=\"" +
+             s.color + "\"/>\n<text x=\"" + fmt(left + pw + 26) + "\" y=\"" + fmt(ly) + "\">" + esc(s.name) +
+             "</text>\n";
+      ly += 18;
+    }
+  }
+  svg += "<text x=\"" + fmt(left + pw / 2) + "\" y=\"" + fmt(H - 6) +
+         "\" text-anchor=\"middle\">tokens trained (all stages)</text>\n</svg>\n";
+  return svg;
+}
+
+}  // namespace amxqa::train

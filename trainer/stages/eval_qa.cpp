@@ -1,0 +1,158 @@
+#include "stages/eval_qa.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "squad/squad_examples.h"
+#include "squad/squad_metrics.h"
+
+namespace amxqa::train {
+namespace {
+
+struct QaRef {
+  const SquadParagraph* para;
+  const SquadQa* qa;
+};
+
+template <class T>
+std::vector<T> evenly(const std::vector<T>& all, size_t limit) {
+  if (limit == 0 || limit >= all.size()) return all;
+  std::vector<T> out;
+  for (size_t i = 0; i < limit; ++i) out.push_back(all[i * all.size() / limit]);
+  return out;
+}
+
+std::string one_line(std::string s, size_t max = 60) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (s.size() > max) s = s.substr(0, max - 3) + "...";
+  return s;
+}
+
+}  // namespace
+
+QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const QaEvalOptions& opt) {
+  auto t0 = std::chrono::steady_clock::now();
+  QaEval e;
+  std::vector<QaRef> all;
+  for (const auto& a : dev)
+    for (const auto& p : a.paragraphs)
+      for (const auto& q : p.qas) all.push_back({&p, &q});
+  std::vector<QaRef> chosen = evenly(all, opt.limit);
+
+  size_t abstained = 0, shown_every = std::max<size_t>(1, chosen.size() / std::max<size_t>(1, opt.show));
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    const QaRef& r = chosen[i];
+    CapiAnswer a = model.answer(r.qa->question, r.para->context, true, opt.use_vocab_mask);
+    if (a.status != AMXQA_OK) {
+      ++e.errors;  // counted as wrong: the shipped model could not answer it
+      ++e.n;
+      continue;
+    }
+    ++e.n;
+    e.em += best_exact_match(a.text, r.qa->answers);
+    e.f1 += best_f1(a.text, r.qa->answers);
+    abstained += a.info.abstained;
+    if (i % shown_every == 0 && e.samples.size() < opt.show)
+      e.samples.push_back({r.qa->question, r.qa->answers[0], a.text, a.info.abstained != 0, true});
+  }
+  if (e.n) {
+    e.em = 100.0 * e.em / e.n;
+    e.f1 = 100.0 * e.f1 / e.n;
+    e.over_refusal = 100.0 * abstained / e.n;
+  }
+  e.ms_per_answer = e.n ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / e.n : 0;
+
+  // Made-up unanswerable pairs from the same dev articles.
+  std::vector<AbstainPair> pairs = evenly(abstain_pairs(dev, opt.seed), opt.unanswerable ? opt.unanswerable : std::max<size_t>(1, opt.limit / 2));
+  size_t unans_abstained = 0;
+  for (const AbstainPair& p : pairs) {
+    const auto& art = dev[p.article];
+    const SquadQa& qa = art.paragraphs[p.paragraph].qas[p.qa];
+    CapiAnswer a = model.answer(qa.question, art.paragraphs[p.other].context, true, opt.use_vocab_mask);
+    ++e.n_unanswerable;
+    if (a.status != AMXQA_OK) {
+      ++e.errors;
+      continue;
+    }
+    unans_abstained += a.info.abstained;
+    if (e.samples.size() < opt.show + 2 && e.n_unanswerable <= 2)
+      e.samples.push_back({qa.question, "(unanswerable)", a.text, a.info.abstained != 0, false});
+  }
+  if (e.n_unanswerable) e.abstention = 100.0 * unans_abstained / e.n_unanswerable;
+
+  // Stop-on-EOT in free mode.
+  std::vector<QaRef> stop = evenly(chosen, opt.stop_limit);
+  size_t stopped = 0;
+  for (const QaRef& r : stop) {
+    CapiAnswer a = model.answer(r.qa->question, r.para->context, false, opt.use_vocab_mask);
+    ++e.n_stop;
+    if (a.status != AMXQA_OK) {
+      ++e.errors;
+      continue;
+    }
+    stopped += a.info.stopped_on_eot;
+  }
+  if (e.n_stop) e.stop_rate = 100.0 * stopped / e.n_stop;
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return e;
+}
+
+void print_qa_eval(const QaEval& e, std::FILE* out) {
+  std::fprintf(out, "  %-40s | %-24s | %-24s | %s\n", "question", "gold", "prediction", "abstained");
+  for (const QaSample& s : e.samples)
+    std::fprintf(out, "  %-40s | %-24s | %-24s | %s\n", one_line(s.question, 40).c_str(),
+                 one_line(s.gold, 24).c_str(), one_line(s.prediction, 24).c_str(), s.abstained ? "yes" : "no");
+  std::fprintf(out,
+               "EM %.2f  F1 %.2f  (n=%zu)   over-refusal %.1f%%   abstention on unanswerable %.1f%% (n=%zu)   "
+               "stop-on-EOT (free mode) %.1f%% (n=%zu)   errors %zu   %.1f ms/answer\n",
+               e.em, e.f1, e.n, e.over_refusal, e.abstention, e.n_unanswerable, e.stop_rate, e.n_stop, e.errors,
+               e.ms_per_answer);
+}
+
+JsonLine qa_eval_json(const QaEval& e) {
+  JsonLine j;
+  j.add("em", e.em).add("f1", e.f1).add("n", static_cast<uint64_t>(e.n)).add("over_refusal", e.over_refusal)
+      .add("abstention", e.abstention).add("n_unanswerable", static_cast<uint64_t>(e.n_unanswerable))
+      .add("stop_rate", e.stop_rate).add("n_stop", static_cast<uint64_t>(e.n_stop))
+      .add("errors", static_cast<uint64_t>(e.errors)).add("eval_seconds", e.seconds)
+      .add("ms_per_answer", e.ms_per_answer);
+  std::string samples = "[";
+  for (size_t i = 0; i < e.samples.size(); ++i) {
+    const QaSample& s = e.samples[i];
+    samples += (i ? "," : "") + JsonLine()
+                                    .add("question", s.question)
+                                    .add("gold", s.gold)
+                                    .add("prediction", s.prediction)
+                                    .add("abstained", s.abstained)
+                                    .str();
+  }
+  j.add_raw("samples", samples + "]");
+  return j;
+}
+
+std::vector<ProbeResult> capi_probes(CapiModel& model, uint64_t seed, size_t items) {
+  return run_probes(make_probes(seed, items), [&](const ProbeItem& it) {
+    CapiAnswer a = model.answer(it.question, it.passage, false, true);
+    return a.status == AMXQA_OK ? a.text : std::string();
+  });
+}
+
+void print_probes(const std::vector<ProbeResult>& r, std::FILE* out) {
+  for (const ProbeResult& p : r) {
+    std::fprintf(out, "probe %-10s accuracy %5.1f%%  chance %5.1f%%  (n=%zu)", p.name.c_str(), 100 * p.accuracy,
+                 100 * p.chance, p.n);
+    for (const auto& ex : p.examples) std::fprintf(out, "  [want '%s' got '%s']", ex.first.c_str(), one_line(ex.second, 16).c_str());
+    std::fprintf(out, "\n");
+  }
+}
+
+std::string probes_json(const std::vector<ProbeResult>& r) {
+  std::string s = "{";
+  for (size_t i = 0; i < r.size(); ++i)
+    s += (i ? "," : "") + json_escape(r[i].name) + ":" +
+         JsonLine().add("accuracy", r[i].accuracy).add("chance", r[i].chance).add("n", static_cast<uint64_t>(r[i].n)).str();
+  return s + "}";
+}
+
+}  // namespace amxqa::train

@@ -1,0 +1,44 @@
+// run_context.h — what every stage gets: the recipe, its typed settings, the
+// output folder, the JSONL log, and the conventions for stage outputs (a stage
+// is done when its output file exists; `run` skips it then).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "recipe/recipe.h"
+#include "recipe/run_config.h"
+#include "report/metrics_log.h"
+#include "tokenizer/owned_tokenizer.h"
+
+namespace amxqa::train {
+
+struct RunContext {
+  Recipe recipe;
+  RunConfig cfg;
+  bool resume = false;               // continue a stage from its partial checkpoint
+  std::unique_ptr<MetricsLog> log;   // out/metrics.jsonl
+  std::string out(const std::string& file) const { return cfg.out_dir + "/" + file; }
+};
+
+// Loads the recipe, applies `--set key=value` overrides and the --out folder,
+// creates the folder, writes out/recipe.recipe (used by diagnose) and opens the log.
+std::unique_ptr<RunContext> make_context(const std::string& recipe_path, const std::string& out_dir,
+                                         bool resume, const std::vector<std::string>& overrides = {});
+
+bool file_exists(const std::string& path);
+void make_dirs(const std::string& path);
+
+// The run's tokenizer (out/tokenizer.tok) as data and as a runtime view.
+struct RunTokenizer {
+  TokenizerData data;
+  OwnedTokenizer owned;
+};
+RunTokenizer load_run_tokenizer(const RunContext& ctx);
+
+// Stage output files.
+constexpr const char* kTokenizerFile = "tokenizer.tok";
+constexpr const char* kVocabMaskFile = "vocab_mask.bin";
+constexpr const char* kRoundsFile = "rounds.jsonl";
+std::string stage_checkpoint(const std::string& stage);  // "pretrain" → "pretrain.ckpt"
+
+}  // namespace amxqa::train

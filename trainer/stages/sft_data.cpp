@@ -1,0 +1,233 @@
+#include "stages/sft_data.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "data/rng.h"
+
+namespace amxqa::train {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+// Word byte ranges (maximal runs of non-space), trailing punctuation excluded.
+std::vector<std::pair<size_t, size_t>> words_of(const std::string& t, size_t b, size_t e) {
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t i = b;
+  while (i < e) {
+    while (i < e && is_space(t[i])) ++i;
+    size_t s = i;
+    while (i < e && !is_space(t[i])) ++i;
+    size_t w = i;
+    while (w > s && std::ispunct(static_cast<unsigned char>(t[w - 1]))) --w;
+    if (w > s) out.emplace_back(s, w);
+  }
+  return out;
+}
+
+size_t count_occurrences(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+void take_val(SftSet& s, size_t val) {
+  val = std::min(val, s.train.size() / 4);
+  s.val.assign(s.train.end() - static_cast<long>(val), s.train.end());
+  s.train.resize(s.train.size() - val);
+}
+
+}  // namespace
+
+std::vector<std::pair<size_t, size_t>> split_sentences(const std::string& t) {
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t start = 0;
+  while (start < t.size() && is_space(t[start])) ++start;
+  for (size_t i = start; i < t.size(); ++i) {
+    char c = t[i];
+    bool end = false;
+    if ((c == '.' || c == '!' || c == '?') && i + 2 < t.size() && t[i + 1] == ' ') {
+      unsigned char n = static_cast<unsigned char>(t[i + 2]);
+      end = std::isupper(n) || std::isdigit(n) || n == '"';
+    }
+    if (end || i + 1 == t.size()) {
+      size_t e = i + 1;
+      if (e > start) out.emplace_back(start, e);
+      start = e;
+      while (start < t.size() && is_space(t[start])) ++start;
+      i = start > 0 ? start - 1 : 0;
+    }
+  }
+  return out;
+}
+
+SftSet build_stop_set(const std::vector<std::string>& paragraphs, const TokenizerView& tok, size_t n, size_t val,
+                      size_t max_tokens, uint64_t seed) {
+  SftSet s;
+  Rng rng(seed ^ 0x73746f70ull);  // "stop"
+  std::vector<size_t> order(paragraphs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  shuffle(order, rng);
+  const size_t want = n + val;
+  for (size_t pi = 0; pi < order.size() && s.train.size() < want; ++pi) {
+    const std::string& p = paragraphs[order[pi]];
+    auto sents = split_sentences(p);
+    auto words = words_of(p, 0, p.size());
+    if (sents.size() < 2 || words.size() < 8) {
+      ++s.skipped;
+      continue;
+    }
+    std::string instr;
+    size_t b = 0, e = 0;
+    switch (rng.below(5)) {
+      case 0:
+        instr = "What is the first sentence?";
+        b = sents.front().first, e = sents.front().second;
+        break;
+      case 1:
+        instr = "What is the last sentence?";
+        b = sents.back().first, e = sents.back().second;
+        break;
+      case 2: {
+        // A capitalised word inside a sentence that no other sentence repeats.
+        std::vector<std::pair<size_t, size_t>> cands;
+        for (const auto& w : words) {
+          if (w.second - w.first < 4 || !std::isupper(static_cast<unsigned char>(p[w.first]))) continue;
+          if (w.first > 0 && w.first >= 2 && p[w.first - 2] == '.') continue;
+          if (count_occurrences(p, p.substr(w.first, w.second - w.first)) == 1) cands.push_back(w);
+        }
+        if (cands.empty()) {
+          instr = "What is the first sentence?";
+          b = sents.front().first, e = sents.front().second;
+          break;
+        }
+        auto w = cands[rng.below(cands.size())];
+        instr = "Which sentence mentions " + p.substr(w.first, w.second - w.first) + "?";
+        for (const auto& st : sents)
+          if (st.first <= w.first && w.second <= st.second) b = st.first, e = st.second;
+        break;
+      }
+      case 3:
+        instr = "What is the first word?";
+        b = words.front().first, e = words.front().second;
+        break;
+      default: {
+        // The word after a word that occurs once.
+        std::vector<size_t> cands;
+        for (size_t i = 0; i + 1 < words.size(); ++i)
+          if (words[i].second - words[i].first >= 3 &&
+              count_occurrences(p, p.substr(words[i].first, words[i].second - words[i].first)) == 1)
+            cands.push_back(i);
+        if (cands.empty()) {
+          instr = "What is the last sentence?";
+          b = sents.back().first, e = sents.back().second;
+          break;
+        }
+        size_t i = cands[rng.below(cands.size())];
+        instr = "What word comes after \"" + p.substr(words[i].first, words[i].second - words[i].first) + "\"?";
+        b = words[i + 1].first, e = words[i + 1].second;
+      }
+    }
+    Example ex;
+    if (e > b && build_span_example(tok, instr, p, b, e, max_tokens, &ex)) s.train.push_back(std::move(ex));
+    else ++s.skipped;
+  }
+  take_val(s, val);
+  return s;
+}
+
+namespace {
+struct QaRef {
+  size_t a, p, q;
+};
+std::vector<QaRef> shuffled_questions(const std::vector<SquadArticle>& train, uint64_t seed) {
+  std::vector<QaRef> refs;
+  for (size_t a = 0; a < train.size(); ++a)
+    for (size_t p = 0; p < train[a].paragraphs.size(); ++p)
+      for (size_t q = 0; q < train[a].paragraphs[p].qas.size(); ++q) refs.push_back({a, p, q});
+  Rng rng(seed);
+  shuffle(refs, rng);
+  return refs;
+}
+
+bool answer_example(const std::vector<SquadArticle>& train, const QaRef& r, const TokenizerView& tok,
+                    size_t max_tokens, Example* ex) {
+  const SquadParagraph& para = train[r.a].paragraphs[r.p];
+  const SquadQa& qa = para.qas[r.q];
+  size_t b = 0, e = 0;
+  if (!locate_answer(para.context, qa.question, qa.answers[0], qa.answer_starts[0], &b, &e)) return false;
+  return build_answer_example(tok, qa.question, para.context, b, e, max_tokens, ex);
+}
+}  // namespace
+
+SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
+                    size_t max_tokens, uint64_t seed) {
+  SftSet s;
+  const size_t want = n + val;
+  for (const QaRef& r : shuffled_questions(train, seed ^ 0x7161ull)) {
+    if (s.train.size() >= want) break;
+    Example ex;
+    if (answer_example(train, r, tok, max_tokens, &ex)) s.train.push_back(std::move(ex));
+    else ++s.skipped;
+  }
+  take_val(s, val);
+  return s;
+}
+
+SftSet build_abstain_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
+                         double unanswerable_frac, size_t max_tokens, uint64_t seed) {
+  SftSet s;
+  const size_t total = n + val;
+  const size_t want_unans = static_cast<size_t>(unanswerable_frac * double(total) + 0.5);
+  const size_t want_ans = total - want_unans;
+  std::vector<Example> ans, unans;
+  for (const QaRef& r : shuffled_questions(train, seed ^ 0x616e73ull)) {
+    if (ans.size() >= want_ans) break;
+    Example ex;
+    if (answer_example(train, r, tok, max_tokens, &ex)) ans.push_back(std::move(ex));
+    else ++s.skipped;
+  }
+  std::vector<AbstainPair> pairs = abstain_pairs(train, seed);
+  Rng rng(seed ^ 0x756e616e73ull);
+  shuffle(pairs, rng);
+  for (const AbstainPair& p : pairs) {
+    if (unans.size() >= want_unans) break;
+    const SquadQa& qa = train[p.article].paragraphs[p.paragraph].qas[p.qa];
+    Example ex;
+    if (build_abstain_example(tok, qa.question, train[p.article].paragraphs[p.other].context, max_tokens, &ex))
+      unans.push_back(std::move(ex));
+    else
+      ++s.skipped;
+  }
+  s.unanswerable = unans.size();
+  s.train = std::move(ans);
+  for (auto& e : unans) s.train.push_back(std::move(e));
+  shuffle(s.train, rng);
+  take_val(s, val);
+  s.unanswerable = 0;
+  for (const auto& e : s.train) s.unanswerable += e.abstain;
+  return s;
+}
+
+ExampleSource::ExampleSource(const std::vector<Example>& ex, uint64_t seed, const Corpus* replay, double replay_frac)
+    : ex_(ex), order_([&] {
+        std::vector<uint32_t> idx(ex.size());
+        for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<uint32_t>(i);
+        return idx;
+      }(), seed),
+      replay_frac_(replay ? replay_frac : 0.0), seed_(seed) {
+  if (ex_.empty()) throw std::runtime_error("no SFT examples could be built");
+  if (replay && replay_frac > 0) replay_ = std::make_unique<PieceSource>(*replay, seed + 17);
+}
+
+const Example& ExampleSource::at(uint64_t cursor) {
+  if (replay_) {
+    uint64_t h = seed_ ^ (cursor * 0x9e3779b97f4a7c15ull);
+    double u = (splitmix64(h) >> 11) * (1.0 / 9007199254740992.0);
+    if (u < replay_frac_) return replay_->at(cursor);
+  }
+  return ex_[order_.at(cursor)];
+}
+
+}  // namespace amxqa::train

@@ -1,0 +1,57 @@
+// sft_data.h — the post-training sets, all in the QA prompt format so every
+// round teaches the shipped interface (BOS question "\n\n" passage ANS → span EOT):
+//   round 1 (sft_stop)     instructions about a corpus paragraph whose answer is
+//                          a span of it — first/last sentence, the sentence that
+//                          mentions a name, the first word, the word after a
+//                          given word — each target ending with EOT (ours: it
+//                          teaches stopping on the same interface it ships with);
+//   round 2 (sft_qa)       SQuAD train questions → answer span, EOT;
+//   round 3 (sft_abstain)  answerable + made-up unanswerable (ABSTAIN, EOT) in
+//                          the recipe's ratio.
+// Every set is built deterministically from the seed; the last `val` examples
+// are held out for validation loss.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "squad/squad.h"
+#include "squad/squad_examples.h"
+#include "stages/corpus_data.h"
+#include "stages/train_loop.h"
+
+namespace amxqa::train {
+
+struct SftSet {
+  std::vector<Example> train, val;
+  size_t skipped = 0;      // not mappable or longer than max_tokens
+  size_t unanswerable = 0; // abstention examples in train
+};
+
+// Sentences of a paragraph as byte ranges (split after . ! ? followed by a
+// space and an upper-case letter or a digit).
+std::vector<std::pair<size_t, size_t>> split_sentences(const std::string& text);
+
+SftSet build_stop_set(const std::vector<std::string>& paragraphs, const TokenizerView& tok, size_t n, size_t val,
+                      size_t max_tokens, uint64_t seed);
+SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
+                    size_t max_tokens, uint64_t seed);
+SftSet build_abstain_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
+                         double unanswerable_frac, size_t max_tokens, uint64_t seed);
+
+// Examples in a per-epoch shuffled order; with replay, a `replay_frac` share
+// of cursors (chosen by hash) serve a pretraining piece instead.
+class ExampleSource : public DocSource {
+ public:
+  ExampleSource(const std::vector<Example>& ex, uint64_t seed, const Corpus* replay, double replay_frac);
+  const Example& at(uint64_t cursor) override;
+ private:
+  const std::vector<Example>& ex_;
+  PieceOrder order_;
+  std::unique_ptr<PieceSource> replay_;
+  double replay_frac_;
+  uint64_t seed_;
+};
+
+}  // namespace amxqa::train

@@ -1,0 +1,106 @@
+// The three post-training rounds (sft_stop, sft_qa, sft_abstain): build the
+// round's set (stages/sft_data.h), continue from the previous stage's
+// checkpoint, then export and score the round through the C API.
+#include <cstdio>
+
+#include "data/gz_text.h"
+#include "stages/export_model.h"
+#include "stages/rounds.h"
+#include "stages/sft_data.h"
+#include "stages/stages.h"
+
+namespace amxqa::train {
+namespace {
+
+using SetBuilder = std::function<SftSet(const TokenizerView&, size_t max_tokens, size_t n)>;
+
+const std::vector<SquadArticle>& train_articles(const RunContext& ctx) {
+  static std::string loaded;
+  static std::vector<SquadArticle> train;
+  if (loaded != ctx.cfg.squad_train) {
+    train = load_squad(ctx.cfg.squad_train);
+    loaded = ctx.cfg.squad_train;
+  }
+  return train;
+}
+
+void run_sft(RunContext& ctx, const std::string& stage, const std::string& prev, const StageConfig& cfg, int round,
+             const SetBuilder& build) {
+  const std::string final_ckpt = ctx.out(stage_checkpoint(stage));
+  if (file_exists(final_ckpt)) {
+    std::fprintf(stderr, "[%s] %s exists: skipped\n", stage.c_str(), final_ckpt.c_str());
+    return;
+  }
+  const RunConfig& c = ctx.cfg;
+  RunTokenizer tok = load_run_tokenizer(ctx);
+  const size_t max_tokens = static_cast<size_t>(ctx.recipe.integer(stage + ".max_tokens", c.seq_len));
+  Progress clock(stage, 1, 0);
+  SftSet set = build(tok.owned.view, max_tokens, cfg.examples);
+  std::fprintf(stderr, "[%s] %zu training examples (%zu abstention), %zu validation, %zu skipped (unmappable or > %zu tokens) in %s\n",
+               stage.c_str(), set.train.size(), set.unanswerable, set.val.size(), set.skipped, max_tokens,
+               format_duration(clock.elapsed()).c_str());
+  ctx.log->write(JsonLine().add("stage", stage).add("examples", static_cast<uint64_t>(set.train.size()))
+                     .add("unanswerable", static_cast<uint64_t>(set.unanswerable))
+                     .add("val_examples", static_cast<uint64_t>(set.val.size()))
+                     .add("skipped", static_cast<uint64_t>(set.skipped)));
+  std::unique_ptr<Corpus> replay;
+  if (cfg.replay_frac > 0) replay = load_corpus(ctx, tok);
+
+  TrainModel model(c.arch, c.seed);
+  TrainState state;
+  LoopSpec spec;
+  spec.cfg = &cfg;
+  spec.partial_ckpt = ctx.out(stage + ".partial.ckpt");
+  spec.final_ckpt = final_ckpt;
+  begin_stage(ctx, stage, spec.partial_ckpt, ctx.out(stage_checkpoint(prev)), model, state);
+  spec.val = &set.val;
+  spec.tok = &tok.owned.view;
+  ExampleSource source(set.train, c.seed + static_cast<uint64_t>(round), replay.get(), cfg.replay_frac);
+  LoopResult r = train_loop(ctx, stage, model, state, source, spec);
+  if (r.interrupted) throw Interrupted(stage);
+  std::fprintf(stderr, "[%s] done: %llu steps, val_loss %.4f\n", stage.c_str(),
+               static_cast<unsigned long long>(r.steps), r.val_loss);
+  static const char* kRoundNames[] = {"pretrained", "instruction SFT", "QA SFT", "abstention rebalance"};
+  evaluate_round(ctx, round, kRoundNames[round], model, state, tok.data, open_vocab_mask(c.arch.vocab_size));
+}
+
+std::vector<std::string> stop_paragraphs(const RunContext& ctx, size_t want) {
+  std::vector<std::string> out;
+  const auto& files = ctx.cfg.data_files;
+  for (const auto& f : files) {
+    size_t per_file = want / files.size() + 1, got = 0;
+    for_each_paragraph(f, 64ull << 20, ctx.recipe.boolean("data.join_lines", true), [&](const std::string& p) {
+      if (p.size() >= 150 && p.size() <= 3000) {
+        out.push_back(p);
+        ++got;
+      }
+      return got < per_file;
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+void stage_sft_stop(RunContext& ctx) {
+  run_sft(ctx, "sft_stop", "pretrain", ctx.cfg.sft_stop, 1, [&](const TokenizerView& tok, size_t max_tokens, size_t n) {
+    // Paragraphs are drawn from the pretraining corpus (4 per wanted example, so skips are covered).
+    return build_stop_set(stop_paragraphs(ctx, 4 * (n + 64)), tok, n, 64, max_tokens, ctx.cfg.seed);
+  });
+}
+
+void stage_sft_qa(RunContext& ctx) {
+  run_sft(ctx, "sft_qa", "sft_stop", ctx.cfg.sft_qa, 2, [&](const TokenizerView& tok, size_t max_tokens, size_t n) {
+    return build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed);
+  });
+}
+
+void stage_sft_abstain(RunContext& ctx) {
+  run_sft(ctx, "sft_abstain", "sft_qa", ctx.cfg.sft_abstain, 3,
+          [&](const TokenizerView& tok, size_t max_tokens, size_t n) {
+            return build_abstain_set(train_articles(ctx), tok, n, 64, ctx.cfg.sft_abstain.unanswerable_frac,
+                                     max_tokens, ctx.cfg.seed + 3);
+          });
+}
+
+}  // namespace amxqa::train

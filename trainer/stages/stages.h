@@ -1,0 +1,30 @@
+// stages.h — the stage runners of `amxqa-train`, in pipeline order. Each one
+// returns immediately when its output already exists in the run folder (so
+// `run` skips finished stages) and throws std::runtime_error on failure.
+#pragma once
+#include <string>
+
+#include "stages/run_context.h"
+
+namespace amxqa::train {
+
+// Names in order, as used by `run` and the per-stage subcommands.
+const char* const kStageNames[] = {"tokenizer", "pretrain", "sft_stop", "sft_qa", "sft_abstain",
+                                   "vocab_fix", "export", "eval"};
+
+void stage_tokenizer(RunContext& ctx);    // → tokenizer.tok
+void stage_pretrain(RunContext& ctx);     // → pretrain.ckpt, round 0 evaluation
+void stage_sft_stop(RunContext& ctx);     // round 1 → sft_stop.ckpt
+void stage_sft_qa(RunContext& ctx);       // round 2 → sft_qa.ckpt
+void stage_sft_abstain(RunContext& ctx);  // round 3 → sft_abstain.ckpt
+void stage_vocab_fix(RunContext& ctx);    // round 4 → vocab_mask.bin
+void stage_export(RunContext& ctx);       // → <outputs.model>
+void stage_eval(RunContext& ctx);         // → eval.json, scores in the model, MODEL_CARD.md
+
+// Runs the named stage ("sft-qa" and "sft_qa" both work); false if unknown.
+bool run_stage(RunContext& ctx, const std::string& name);
+
+// The output file whose existence marks the stage as done.
+std::string stage_output(const RunContext& ctx, const std::string& stage);
+
+}  // namespace amxqa::train
