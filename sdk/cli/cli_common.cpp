@@ -1,0 +1,152 @@
+#include "cli_common.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+
+#ifndef AMXQA_DEFAULT_MODEL
+#define AMXQA_DEFAULT_MODEL ""
+#endif
+
+namespace amxqa::cli {
+
+int fail(const char* cmd, const std::string& message) {
+  std::fprintf(stderr, "amxqa %s: %s\n", cmd, message.c_str());
+  return kExitFailure;
+}
+
+int usage_error(const char* cmd, const std::string& message) {
+  std::fprintf(stderr, "amxqa %s: %s (try 'amxqa %s --help')\n", cmd, message.c_str(), cmd);
+  return kExitUsage;
+}
+
+int check_args(const char* cmd, const Args& args, const char* help_text) {
+  if (args.help()) {
+    std::fputs(help_text, stdout);
+    return kExitOk;
+  }
+  if (!args.error().empty()) return usage_error(cmd, args.error());
+  return -1;
+}
+
+namespace {
+bool is_file(const std::string& p) {
+  struct stat st;
+  return !p.empty() && stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string exe_dir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string p(buf, static_cast<size_t>(n));
+  size_t slash = p.rfind('/');
+  return slash == std::string::npos ? "" : p.substr(0, slash);
+}
+}  // namespace
+
+std::string resolve_model_path(const Args& args) {
+  if (args.has("model")) return args.get("model");
+  // An explicit environment choice is used as is, so a typo is reported, not skipped.
+  if (const char* env = std::getenv("AMXQA_MODEL"); env && *env) return env;
+  const std::string source_tree = AMXQA_DEFAULT_MODEL;
+  const std::string dir = exe_dir();
+  const std::string installed = dir.empty() ? "" : dir + "/../share/amxqa/default.amxqa";
+  if (is_file(source_tree)) return source_tree;
+  if (is_file(installed)) return installed;
+  return source_tree.empty() ? installed : source_tree;
+}
+
+bool parse_isa(const std::string& name, amxqa_isa* isa) {
+  static const amxqa_isa all[] = {AMXQA_ISA_AUTO, AMXQA_ISA_SCALAR, AMXQA_ISA_AVX2,
+                                  AMXQA_ISA_AVX512, AMXQA_ISA_AMX, AMXQA_ISA_AMX_EMULATED};
+  for (amxqa_isa i : all) {
+    if (name == amxqa_isa_name(i)) {
+      *isa = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool read_input(const std::string& path, std::string* out, std::string* error) {
+  FILE* f = path == "-" ? stdin : nullptr;
+  if (!f) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) {
+      *error = "cannot read '" + path + "': " + std::strerror(errno);
+      return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      *error = "cannot read '" + path + "': it is a directory";
+      return false;
+    }
+    f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+      *error = "cannot read '" + path + "': " + std::strerror(errno);
+      return false;
+    }
+  }
+  out->clear();
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  if (f != stdin) std::fclose(f);
+  if (failed) {
+    *error = "error reading '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+bool open_model(const char* cmd, const Args& args, amxqa::Model* model) {
+  std::string path = resolve_model_path(args);
+  if (path.empty()) {
+    fail(cmd, "no model: pass --model FILE or set AMXQA_MODEL");
+    return false;
+  }
+  if (!is_file(path)) {
+    fail(cmd, "no model file at '" + path + "' (pass --model FILE or set AMXQA_MODEL)");
+    return false;
+  }
+  *model = amxqa::Model::open_file(path);
+  if (!model->ok()) {
+    fail(cmd, path + ": " + model->status().name() + ": " + model->status().message);
+    return false;
+  }
+  return true;
+}
+
+bool session_options(const char* cmd, const Args& args, amxqa_session_options* options) {
+  *options = amxqa::default_options();
+  if (args.has("isa") && !parse_isa(args.get("isa"), &options->isa)) {
+    usage_error(cmd, "--isa must be one of auto, scalar, avx2, avx512, amx, amx-emulated");
+    return false;
+  }
+  bool ok = true;
+  unsigned long long n = args.get_uint("max-passage-tokens", options->max_passage_tokens, &ok);
+  if (!ok || n == 0 || n > 1u << 24) {
+    usage_error(cmd, "--max-passage-tokens must be a positive integer");
+    return false;
+  }
+  options->max_passage_tokens = static_cast<uint32_t>(n);
+  return true;
+}
+
+bool open_session(const char* cmd, const amxqa::Model& model, const amxqa_session_options& options,
+                  amxqa::Session* session) {
+  *session = amxqa::Session::create(model, options);
+  if (!session->ok()) {
+    fail(cmd, std::string("cannot create a session: ") + session->status().name() + ": " +
+                  session->status().message);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace amxqa::cli

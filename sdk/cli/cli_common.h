@@ -1,0 +1,43 @@
+// cli_common.h — what the amxqa subcommands share: one-line errors, the
+// default-model lookup, --isa parsing, reading a file or stdin, and opening
+// the model (mmap) and its session (one aligned buffer) through amxqa.hpp.
+#pragma once
+#include <string>
+
+#include "amxqa.hpp"
+#include "cli_args.h"
+
+namespace amxqa::cli {
+
+// Exit codes: 0 success, 1 a failure while working, 2 a usage error.
+enum : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2 };
+
+// Prints "amxqa <cmd>: <message>" on stderr; returns kExitFailure / kExitUsage.
+int fail(const char* cmd, const std::string& message);
+int usage_error(const char* cmd, const std::string& message);
+
+// Handles --help and parse errors uniformly. Returns -1 to continue, else the exit code.
+int check_args(const char* cmd, const Args& args, const char* help_text);
+
+// --model if given; else $AMXQA_MODEL; else the compiled-in source-tree
+// default; else <exe dir>/../share/amxqa/default.amxqa. Returns the first
+// candidate that exists (or the last one tried, so the error names it).
+std::string resolve_model_path(const Args& args);
+
+// "scalar", "avx2", "avx512", "amx", "amx-emulated" or "auto".
+bool parse_isa(const std::string& name, amxqa_isa* isa);
+
+// Whole file, or all of stdin for "-". Returns false with *error set.
+bool read_input(const std::string& path, std::string* out, std::string* error);
+
+// Opens the resolved model; on failure prints the error and returns false.
+bool open_model(const char* cmd, const Args& args, amxqa::Model* model);
+
+// Session options from --isa and --max-passage-tokens; false (printed) on a bad value.
+bool session_options(const char* cmd, const Args& args, amxqa_session_options* options);
+
+// Opens a session; on failure prints the error and returns false.
+bool open_session(const char* cmd, const amxqa::Model& model, const amxqa_session_options& options,
+                  amxqa::Session* session);
+
+}  // namespace amxqa::cli

@@ -1,0 +1,75 @@
+// cmd_answer.cpp — `amxqa answer`: one question about one passage.
+#include <cstdio>
+#include <string>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "report/json_line.h"
+
+namespace amxqa::cli {
+
+namespace {
+
+const char kHelp[] =
+    "usage: amxqa answer [--model M] --question Q --passage-file F [--json] [--isa ISA]\n"
+    "                    [--max-passage-tokens N]\n\n"
+    "Prints the answer (the exact passage bytes of its span), or an empty line when\n"
+    "the model abstains because the passage does not contain the answer.\n\n"
+    "  --model M               model file (default: $AMXQA_MODEL, then the bundled default.amxqa)\n"
+    "  --question Q            the question\n"
+    "  --passage-file F        the passage; '-' reads it from stdin\n"
+    "  --json                  print every field of amxqa_answer_info as one JSON object\n"
+    "  --isa ISA               auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
+    "  --max-passage-tokens N  session capacity (default 4096)\n";
+
+std::string answer_json(const amxqa::Answer& a) {
+  const amxqa_answer_info& i = a.info;
+  amxqa::train::JsonLine j;
+  j.add("answer", a.text)
+      .add("status", std::string(a.status.name()))
+      .add("span_begin", static_cast<uint64_t>(i.span_begin))
+      .add("span_end", static_cast<uint64_t>(i.span_end))
+      .add("abstained", i.abstained != 0)
+      .add("stopped_on_eot", i.stopped_on_eot != 0)
+      .add("mean_logprob", static_cast<double>(i.mean_logprob))
+      .add("question_tokens", i.question_tokens)
+      .add("passage_tokens", i.passage_tokens)
+      .add("answer_tokens", i.answer_tokens)
+      .add("prefill_ns", static_cast<uint64_t>(i.prefill_ns))
+      .add("decode_ns", static_cast<uint64_t>(i.decode_ns))
+      .add("isa", amxqa_isa_name(i.isa));
+  return j.str();
+}
+
+}  // namespace
+
+int cmd_answer(int argc, char** argv, int first) {
+  const char* cmd = "answer";
+  ArgSpec spec{{"model", "question", "passage-file", "isa", "max-passage-tokens"}, {"json"}, 0, 0};
+  Args args(spec, argc, argv, first);
+  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
+  if (!args.has("question")) return usage_error(cmd, "--question is required");
+  if (!args.has("passage-file")) return usage_error(cmd, "--passage-file is required");
+
+  amxqa_session_options options;
+  if (!session_options(cmd, args, &options)) return kExitUsage;
+  std::string passage, error;
+  if (!read_input(args.get("passage-file"), &passage, &error)) return fail(cmd, error);
+
+  amxqa::Model model;
+  if (!open_model(cmd, args, &model)) return kExitFailure;
+  amxqa::Session session;
+  if (!open_session(cmd, model, options, &session)) return kExitFailure;
+
+  amxqa::Answer a = session.answer(args.get("question"), passage);
+  if (!a.ok()) return fail(cmd, std::string(a.status.name()) + ": " + a.status.message);
+  if (args.flag("json")) {
+    std::printf("%s\n", answer_json(a).c_str());
+  } else {
+    std::fwrite(a.text.data(), 1, a.text.size(), stdout);
+    std::fputc('\n', stdout);
+  }
+  return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace amxqa::cli

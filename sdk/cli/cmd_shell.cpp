@@ -1,0 +1,66 @@
+// cmd_shell.cpp — `amxqa shell`: one passage, then a question per input line.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "cli_common.h"
+#include "commands.h"
+
+namespace amxqa::cli {
+
+namespace {
+const char kHelp[] =
+    "usage: amxqa shell [--model M] --passage-file F [--isa ISA] [--max-passage-tokens N]\n\n"
+    "Loads the passage, then reads one question per line from stdin and prints\n"
+    "  <answer>\t<latency> ms\n"
+    "(latency: wall clock of the whole call: tokenising, prefill and decoding)\n"
+    "per question ('(no answer)' when the model abstains). Empty lines are skipped;\n"
+    "end with Ctrl-D. Errors for one question are printed and the shell goes on.\n";
+}  // namespace
+
+int cmd_shell(int argc, char** argv, int first) {
+  const char* cmd = "shell";
+  ArgSpec spec{{"model", "passage-file", "isa", "max-passage-tokens"}, {}, 0, 0};
+  Args args(spec, argc, argv, first);
+  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
+  if (!args.has("passage-file")) return usage_error(cmd, "--passage-file is required");
+  if (args.get("passage-file") == "-") return usage_error(cmd, "stdin holds the questions; pass the passage as a file");
+
+  amxqa_session_options options;
+  if (!session_options(cmd, args, &options)) return kExitUsage;
+  std::string passage, error;
+  if (!read_input(args.get("passage-file"), &passage, &error)) return fail(cmd, error);
+  amxqa::Model model;
+  if (!open_model(cmd, args, &model)) return kExitFailure;
+  amxqa::Session session;
+  if (!open_session(cmd, model, options, &session)) return kExitFailure;
+
+  const bool interactive = isatty(STDIN_FILENO);
+  if (interactive)
+    std::fprintf(stderr, "passage: %zu bytes; backend %s. One question per line, Ctrl-D to end.\n",
+                 passage.size(), amxqa_isa_name(session.isa()));
+  amxqa::Answer a;  // reused: no allocation per question once its text capacity is reached
+  std::string line;
+  for (;;) {
+    if (interactive) std::fputs("? ", stderr);
+    if (!std::getline(std::cin, line)) break;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    auto t0 = std::chrono::steady_clock::now();
+    amxqa_status st = session.answer(line, passage, &a);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (st != AMXQA_OK) {
+      std::fprintf(stderr, "amxqa shell: %s: %s\n", a.status.name(), a.status.message.c_str());
+      continue;
+    }
+    std::printf("%s\t%.2f ms\n", a.abstained ? "(no answer)" : a.text.c_str(), ms);
+    std::fflush(stdout);
+  }
+  if (interactive) std::fputc('\n', stderr);
+  return kExitOk;
+}
+
+}  // namespace amxqa::cli

@@ -1,0 +1,150 @@
+"""Finding libamxqa and declaring its C API (include/amxqa.h) for ctypes.
+
+The library is looked up in this order:
+  1. $AMXQA_LIBRARY (a path to libamxqa.so),
+  2. the build tree of the repository this package sits in (<repo>/build/lib),
+  3. the install prefix (ctypes.util.find_library, then /usr/local/lib).
+"""
+import ctypes
+import ctypes.util
+import os
+import pathlib
+
+MODEL_STORAGE_BYTES = 16384  # AMXQA_MODEL_STORAGE_BYTES
+ALIGNMENT = 64
+
+ISA_NAMES = ("auto", "scalar", "avx2", "avx512", "amx", "amx-emulated")  # amxqa_isa values 0..5
+
+
+class CpuInfo(ctypes.Structure):
+    _fields_ = [
+        ("vendor", ctypes.c_char * 16),
+        ("model_name", ctypes.c_char * 64),
+        ("has_avx2_fma", ctypes.c_uint8),
+        ("has_avx512", ctypes.c_uint8),
+        ("has_avx512_bf16", ctypes.c_uint8),
+        ("has_avx512_vnni", ctypes.c_uint8),
+        ("has_amx", ctypes.c_uint8),
+        ("best", ctypes.c_int),
+        ("amx_reason", ctypes.c_char * 96),
+        ("max_isa_env", ctypes.c_char * 16),
+    ]
+
+
+class ModelInfo(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint32) for name in (
+        "format_version", "d_model", "n_layers", "n_heads", "n_kv_heads", "head_dim", "window",
+        "lin_state", "d_ff", "moe_experts", "moe_top_k", "moe_d_ff", "moe_route_block",
+        "moe_route_window", "moe_layer_count", "vocab_size", "vocab_masked")] + [
+        ("layer_kinds", ctypes.c_char * 64),
+        ("weight_dtype", ctypes.c_char * 8),
+        ("weight_bytes", ctypes.c_uint64),
+        ("param_count", ctypes.c_uint64),
+        ("active_param_count", ctypes.c_uint64),
+        ("trainer_version", ctypes.c_char * 32),
+        ("recipe", ctypes.c_char * 64),
+        ("tokens_seen", ctypes.c_uint64),
+    ]
+
+
+class SessionOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("max_passage_tokens", ctypes.c_uint32),
+        ("max_question_tokens", ctypes.c_uint32),
+        ("max_answer_tokens", ctypes.c_uint32),
+        ("isa", ctypes.c_int),
+        ("extractive", ctypes.c_uint8),
+        ("use_vocab_mask", ctypes.c_uint8),
+        ("reserved", ctypes.c_uint8 * 6),
+    ]
+
+
+class AnswerInfo(ctypes.Structure):
+    _fields_ = [
+        ("span_begin", ctypes.c_uint64),
+        ("span_end", ctypes.c_uint64),
+        ("abstained", ctypes.c_uint8),
+        ("stopped_on_eot", ctypes.c_uint8),
+        ("reserved", ctypes.c_uint8 * 2),
+        ("mean_logprob", ctypes.c_float),
+        ("question_tokens", ctypes.c_uint32),
+        ("passage_tokens", ctypes.c_uint32),
+        ("answer_tokens", ctypes.c_uint32),
+        ("prefill_ns", ctypes.c_uint64),
+        ("decode_ns", ctypes.c_uint64),
+        ("isa", ctypes.c_int),
+    ]
+
+
+REPORT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
+
+
+def _candidates():
+    env = os.environ.get("AMXQA_LIBRARY")
+    if env:
+        yield env
+        return  # an explicit choice is not second-guessed
+    repo = pathlib.Path(__file__).resolve().parents[3]
+    yield str(repo / "build" / "lib" / "libamxqa.so")
+    found = ctypes.util.find_library("amxqa")
+    if found:
+        yield found
+    yield "/usr/local/lib/libamxqa.so"
+
+
+def _declare(lib):
+    c = ctypes
+    sigs = {
+        "amxqa_version": (c.c_char_p, []),
+        "amxqa_version_number": (c.c_uint, []),
+        "amxqa_status_name": (c.c_char_p, [c.c_int]),
+        "amxqa_isa_name": (c.c_char_p, [c.c_int]),
+        "amxqa_cpu_query": (c.c_int, [c.POINTER(CpuInfo)]),
+        "amxqa_last_error": (c.c_char_p, [c.c_void_p]),
+        "amxqa_model_open": (c.c_int, [c.c_void_p, c.c_size_t, c.c_void_p, c.POINTER(c.c_void_p)]),
+        "amxqa_model_verify": (c.c_int, [c.c_void_p, c.c_size_t, REPORT_FN, c.c_void_p]),
+        "amxqa_model_get_info": (c.c_int, [c.c_void_p, c.POINTER(ModelInfo)]),
+        "amxqa_model_scores": (c.c_size_t, [c.c_void_p, c.POINTER(c.c_char_p), c.POINTER(c.c_float),
+                                            c.c_size_t]),
+        "amxqa_session_options_default": (None, [c.POINTER(SessionOptions)]),
+        "amxqa_session_size": (c.c_size_t, [c.c_void_p, c.POINTER(SessionOptions)]),
+        "amxqa_session_init": (c.c_int, [c.c_void_p, c.POINTER(SessionOptions), c.c_void_p, c.c_size_t,
+                                         c.POINTER(c.c_void_p)]),
+        "amxqa_session_finish": (None, [c.c_void_p]),
+        "amxqa_session_isa": (c.c_int, [c.c_void_p]),
+        "amxqa_answer": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.c_char_p, c.c_size_t, c.c_void_p,
+                                   c.c_size_t, c.POINTER(AnswerInfo)]),
+        "amxqa_tokenize": (c.c_size_t, [c.c_void_p, c.c_char_p, c.c_size_t, c.POINTER(c.c_uint32),
+                                        c.c_size_t]),
+        "amxqa_token_bytes": (c.c_void_p, [c.c_void_p, c.c_uint32, c.POINTER(c.c_size_t)]),
+    }
+    for name, (restype, argtypes) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return lib
+
+
+def load():
+    """Loads libamxqa; raises OSError naming every place tried."""
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path + " (absent)")
+            continue
+        try:
+            return _declare(ctypes.CDLL(path)), path
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise OSError("libamxqa not found; set AMXQA_LIBRARY. Tried: " + "; ".join(tried))
+
+
+def aligned_buffer(size):
+    """A zeroed ctypes buffer with a 64-byte aligned address inside it.
+
+    Returns (buffer, address); keep the buffer alive as long as the address is used.
+    """
+    buf = ctypes.create_string_buffer(max(size, 1) + ALIGNMENT - 1)
+    addr = ctypes.addressof(buf)
+    return buf, (addr + ALIGNMENT - 1) & ~(ALIGNMENT - 1)

@@ -1,0 +1,277 @@
+"""Model, Session and Answer: the Python face of libamxqa.
+
+Python owns every buffer the library uses: the model file is mmap'd, the
+model handle and the session live in ctypes buffers aligned to 64 bytes by
+offsetting, and the answer buffer is reused between calls.
+"""
+import ctypes
+import mmap
+import os
+
+from . import _native
+
+_lib = None
+_lib_path = None
+
+
+def _library():
+    global _lib, _lib_path
+    if _lib is None:
+        _lib, _lib_path = _native.load()
+    return _lib
+
+
+def library_path():
+    """The path libamxqa was loaded from."""
+    _library()
+    return _lib_path
+
+
+class Error(Exception):
+    """A libamxqa failure: `status` is the amxqa_status value, `status_name` its
+    name (e.g. "AMXQA_ERR_MODEL_VERSION"), `message` the library's message."""
+
+    def __init__(self, status, message):
+        self.status = int(status)
+        self.status_name = _library().amxqa_status_name(self.status).decode()
+        self.message = message
+        super().__init__("%s: %s" % (self.status_name, message))
+
+
+def _check(status, message_source=None):
+    if status != 0:
+        msg = _library().amxqa_last_error(message_source)
+        raise Error(status, (msg or b"").decode("utf-8", "replace") or "failed")
+
+
+def _bytes(s, what):
+    if isinstance(s, str):
+        return s.encode("utf-8")
+    if isinstance(s, (bytes, bytearray, memoryview)):
+        return bytes(s)
+    raise TypeError("%s must be str or bytes, not %s" % (what, type(s).__name__))
+
+
+def _isa_value(isa):
+    if isinstance(isa, int):
+        return isa
+    try:
+        return _native.ISA_NAMES.index(isa)
+    except ValueError:
+        raise ValueError("isa must be one of %s" % ", ".join(_native.ISA_NAMES)) from None
+
+
+def _isa_name(value):
+    return _library().amxqa_isa_name(value).decode()
+
+
+def _struct_dict(s):
+    out = {}
+    for name, _ in s._fields_:
+        if name in ("reserved", "struct_size"):
+            continue
+        v = getattr(s, name)
+        out[name] = v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+    return out
+
+
+def version():
+    return _library().amxqa_version().decode()
+
+
+def cpu_info():
+    """The CPU report (amxqa_cpu_query) as a dict; `best` is an ISA name."""
+    info = _native.CpuInfo()
+    _check(_library().amxqa_cpu_query(ctypes.byref(info)))
+    d = _struct_dict(info)
+    d["best"] = _isa_name(info.best)
+    for k in ("has_avx2_fma", "has_avx512", "has_avx512_bf16", "has_avx512_vnni", "has_amx"):
+        d[k] = bool(d[k])
+    return d
+
+
+class _MappedFile:
+    """A private, read-only-in-practice mapping of a whole file (page aligned)."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            # ACCESS_COPY: ctypes needs a writable buffer to take its address;
+            # pages stay shared with the file unless written, and we never write.
+            self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY) if size else None
+        self.size = size
+        if self.map is not None:
+            self._view = (ctypes.c_char * size).from_buffer(self.map)
+            self.address = ctypes.addressof(self._view)
+        else:  # an empty file: a valid aligned pointer with length 0
+            self._view, self.address = _native.aligned_buffer(0)
+
+
+def verify(path):
+    """Runs every validation check on a model file.
+
+    Returns a list of (status_name, message) for each failed check ([] when clean).
+    """
+    lib = _library()
+    f = _MappedFile(path)
+    failures = []
+
+    def report(_user, status, message):
+        failures.append((lib.amxqa_status_name(status).decode(), (message or b"").decode("utf-8", "replace")))
+
+    callback = _native.REPORT_FN(report)
+    lib.amxqa_model_verify(f.address, f.size, callback, None)
+    return failures
+
+
+class Model:
+    """An open, verified model. The file is mmap'd and stays mapped while this
+    Model or any of its sessions is alive."""
+
+    def __init__(self, path):
+        lib = _library()
+        self.path = os.fspath(path)
+        self._file = _MappedFile(self.path)
+        self._storage, storage_addr = _native.aligned_buffer(_native.MODEL_STORAGE_BYTES)
+        handle = ctypes.c_void_p()
+        _check(lib.amxqa_model_open(self._file.address, self._file.size, storage_addr, ctypes.byref(handle)))
+        self._handle = handle
+
+    @property
+    def info(self):
+        """Architecture and provenance (amxqa_model_info) as a dict."""
+        info = _native.ModelInfo()
+        _check(_library().amxqa_model_get_info(self._handle, ctypes.byref(info)))
+        return _struct_dict(info)
+
+    @property
+    def scores(self):
+        """Provenance scores recorded at training, e.g. {"squad_dev_em": 61.2}."""
+        lib = _library()
+        n = lib.amxqa_model_scores(self._handle, None, None, 0)
+        names = (ctypes.c_char_p * max(n, 1))()
+        values = (ctypes.c_float * max(n, 1))()
+        n = lib.amxqa_model_scores(self._handle, names, values, n)
+        return {names[i].decode("utf-8", "replace"): values[i] for i in range(n)}
+
+    def tokenize(self, text):
+        """Token ids of `text` (str or bytes) under the model's tokenizer."""
+        lib = _library()
+        data = _bytes(text, "text")
+        n = lib.amxqa_tokenize(self._handle, data, len(data), None, 0)
+        ids = (ctypes.c_uint32 * max(n, 1))()
+        n = lib.amxqa_tokenize(self._handle, data, len(data), ids, n)
+        return list(ids[:n])
+
+    def token_bytes(self, token_id):
+        length = ctypes.c_size_t()
+        addr = _library().amxqa_token_bytes(self._handle, token_id, ctypes.byref(length))
+        return ctypes.string_at(addr, length.value) if addr else None
+
+    def session(self, max_passage_tokens=4096, isa="auto", max_question_tokens=None, max_answer_tokens=None,
+                extractive=True, use_vocab_mask=True):
+        """A session for this model; its memory is allocated here, once."""
+        return Session(self, max_passage_tokens=max_passage_tokens, isa=isa,
+                       max_question_tokens=max_question_tokens, max_answer_tokens=max_answer_tokens,
+                       extractive=extractive, use_vocab_mask=use_vocab_mask)
+
+
+class Answer:
+    """One answer. `text` is the answer (str; `raw` holds its exact bytes),
+    `span` the (begin, end) byte offsets into the UTF-8 passage."""
+
+    __slots__ = ("text", "raw", "span", "abstained", "mean_logprob", "prefill_ms", "decode_ms", "isa",
+                 "question_tokens", "passage_tokens", "answer_tokens", "stopped_on_eot")
+
+    def __init__(self, raw, info):
+        self.raw = raw
+        self.text = raw.decode("utf-8", "replace")
+        self.span = (info.span_begin, info.span_end)
+        self.abstained = bool(info.abstained)
+        self.stopped_on_eot = bool(info.stopped_on_eot)
+        self.mean_logprob = info.mean_logprob
+        self.prefill_ms = info.prefill_ns / 1e6
+        self.decode_ms = info.decode_ns / 1e6
+        self.isa = _isa_name(info.isa)
+        self.question_tokens = info.question_tokens
+        self.passage_tokens = info.passage_tokens
+        self.answer_tokens = info.answer_tokens
+
+    def __repr__(self):
+        return "Answer(text=%r, span=%r, abstained=%r, isa=%r)" % (self.text, self.span, self.abstained, self.isa)
+
+
+class Session:
+    """A session living in one 64-byte aligned buffer owned by this object.
+    Single-threaded: use one session per thread."""
+
+    def __init__(self, model, max_passage_tokens=4096, isa="auto", max_question_tokens=None,
+                 max_answer_tokens=None, extractive=True, use_vocab_mask=True):
+        lib = _library()
+        self.model = model  # keeps the model mapping alive
+        opt = _native.SessionOptions()
+        lib.amxqa_session_options_default(ctypes.byref(opt))
+        opt.max_passage_tokens = max_passage_tokens
+        if max_question_tokens is not None:
+            opt.max_question_tokens = max_question_tokens
+        if max_answer_tokens is not None:
+            opt.max_answer_tokens = max_answer_tokens
+        opt.isa = _isa_value(isa)
+        opt.extractive = 1 if extractive else 0
+        opt.use_vocab_mask = 1 if use_vocab_mask else 0
+        size = lib.amxqa_session_size(model._handle, ctypes.byref(opt))
+        if size == 0:
+            raise Error(2, "session options are invalid for this model")
+        self.size = size
+        self._memory, addr = _native.aligned_buffer(size)
+        handle = ctypes.c_void_p()
+        _check(lib.amxqa_session_init(model._handle, ctypes.byref(opt), addr, size, ctypes.byref(handle)))
+        self._handle = handle
+        # Free-mode answers are detokenized: bounded by the token cap times the longest piece.
+        longest = max(len(model.token_bytes(i) or b"") for i in range(model.info["vocab_size"]))
+        self._free_cap = opt.max_answer_tokens * max(longest, 1)
+        self._out = ctypes.create_string_buffer(max(self._free_cap, 256) + 1)
+        self._info = _native.AnswerInfo()
+        self._extractive = bool(extractive)
+
+    @property
+    def isa(self):
+        """The backend this session runs ("avx512", ...)."""
+        return _isa_name(_library().amxqa_session_isa(self._handle))
+
+    def answer(self, question, passage):
+        """Answers `question` about `passage` (str or bytes); raises Error."""
+        if self._handle is None:
+            raise Error(1, "session is closed")
+        q = _bytes(question, "question")
+        p = _bytes(passage, "passage")
+        need = max(len(p), self._free_cap) + 1
+        if len(self._out) < need:  # grows only for a longer passage than ever before
+            self._out = ctypes.create_string_buffer(need)
+        status = _library().amxqa_answer(self._handle, q, len(q), p, len(p), self._out, len(self._out),
+                                         ctypes.byref(self._info))
+        _check(status, self._handle)
+        info = self._info
+        if self._extractive and info.span_end > info.span_begin:
+            raw = p[info.span_begin:info.span_end]  # exact bytes, even with embedded NULs
+        else:
+            raw = self._out.value
+        return Answer(raw, info)
+
+    def close(self):
+        """Releases per-thread hardware state; the memory is freed with the object."""
+        if self._handle is not None:
+            _library().amxqa_session_finish(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

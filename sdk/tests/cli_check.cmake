@@ -1,0 +1,128 @@
+# CTest sdk_cli.integration (cmake -P): runs every amxqa subcommand against the
+# tiny random model and checks exit codes, output shape and one-line errors.
+# Inputs: CLI, MODEL, SOURCE_DIR, WORK_DIR.
+cmake_minimum_required(VERSION 3.20)
+
+set(passage ${SOURCE_DIR}/samples/data/lighthouse.txt)
+set(squad ${SOURCE_DIR}/samples/cpp/lighthouse_squad.json)
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(failures 0)
+
+# expect(NAME RC STDOUT_REGEX STDERR_REGEX [INPUT file] COMMAND args...)
+function(expect name rc out_re err_re)
+  cmake_parse_arguments(E "" "INPUT" "COMMAND" ${ARGN})
+  set(input_args)
+  if(E_INPUT)
+    set(input_args INPUT_FILE ${E_INPUT})
+  endif()
+  execute_process(COMMAND ${E_COMMAND} ${input_args} RESULT_VARIABLE got_rc OUTPUT_VARIABLE out
+    ERROR_VARIABLE err)
+  set(bad "")
+  if(NOT got_rc STREQUAL rc)
+    string(APPEND bad " exit ${got_rc}, expected ${rc};")
+  endif()
+  if(NOT out MATCHES "${out_re}")
+    string(APPEND bad " stdout does not match '${out_re}';")
+  endif()
+  if(NOT err MATCHES "${err_re}")
+    string(APPEND bad " stderr does not match '${err_re}';")
+  endif()
+  if(bad)
+    message("FAIL ${name}:${bad}\n  command: ${E_COMMAND}\n  stdout: ${out}\n  stderr: ${err}")
+    math(EXPR n "${failures} + 1")
+    set(failures ${n} PARENT_SCOPE)
+  else()
+    message("ok   ${name}")
+  endif()
+  set(LAST_OUT "${out}" PARENT_SCOPE)
+endfunction()
+
+set(one_error "^amxqa [a-z]+: [^\n]+\n$")  # exactly one line on stderr
+
+expect(help 0 "answer.*shell.*squad.*inspect.*verify.*cpu" "^$" COMMAND ${CLI} --help)
+expect(no-command 2 "^$" "usage" COMMAND ${CLI})
+expect(unknown-command 2 "^$" "^amxqa: unknown command 'frobnicate'[^\n]*\n$" COMMAND ${CLI} frobnicate)
+foreach(cmd answer shell squad inspect verify cpu)
+  expect(${cmd}-help 0 "^usage: amxqa ${cmd}" "^$" COMMAND ${CLI} ${cmd} --help)
+endforeach()
+expect(unknown-option 2 "^$" "${one_error}" COMMAND ${CLI} cpu --frobnicate)
+
+# answer
+expect(answer 0 "^[^\n]*\n$" "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage})
+set(first_answer "${LAST_OUT}")
+expect(answer-stdin 0 "^[^\n]*\n$" "^$" INPUT ${passage}
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file -)
+if(NOT LAST_OUT STREQUAL first_answer)
+  message("FAIL answer-stdin: '${LAST_OUT}' differs from the file answer '${first_answer}'")
+  math(EXPR failures "${failures} + 1")
+endif()
+expect(answer-json 0 "^{\"answer\":.*\"span_begin\":[0-9]+,\"span_end\":[0-9]+,\"abstained\":(true|false),\"stopped_on_eot\":(true|false),\"mean_logprob\":[-0-9.e]+,\"question_tokens\":[0-9]+,\"passage_tokens\":[0-9]+,\"answer_tokens\":[0-9]+,\"prefill_ns\":[0-9]+,\"decode_ns\":[0-9]+,\"isa\":\"scalar\"}\n$" "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --isa scalar)
+# The answer is the exact passage bytes of its span.
+string(JSON text GET "${LAST_OUT}" answer)
+string(JSON begin GET "${LAST_OUT}" span_begin)
+string(JSON end GET "${LAST_OUT}" span_end)
+file(READ ${passage} passage_text)
+math(EXPR span_len "${end} - ${begin}")
+string(SUBSTRING "${passage_text}" ${begin} ${span_len} span_text)
+if(NOT text STREQUAL span_text)
+  message("FAIL answer-json: answer '${text}' is not passage[${begin}, ${end}) = '${span_text}'")
+  math(EXPR failures "${failures} + 1")
+endif()
+expect(answer-bad-isa 2 "^$" "^amxqa answer: --isa must be[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${MODEL} --question q --passage-file ${passage} --isa sse9)
+expect(answer-no-question 2 "^$" "^amxqa answer: --question is required[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${MODEL} --passage-file ${passage})
+expect(answer-empty-question 1 "^$" "^amxqa answer: AMXQA_ERR_EMPTY_QUESTION[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${MODEL} --question= --passage-file ${passage})
+expect(answer-missing-passage 1 "^$" "${one_error}"
+  COMMAND ${CLI} answer --model ${MODEL} --question q --passage-file ${WORK_DIR}/absent.txt)
+expect(answer-missing-model 1 "^$" "^amxqa answer: no model file at[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${WORK_DIR}/absent.amxqa --question q --passage-file ${passage})
+expect(answer-not-a-model 1 "^$" "^amxqa answer: [^\n]*AMXQA_ERR_MODEL_[A-Z_]+[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${passage} --question q --passage-file ${passage})
+expect(answer-passage-too-long 1 "^$" "^amxqa answer: AMXQA_ERR_PASSAGE_TOO_LONG[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${MODEL} --question q --passage-file ${passage} --max-passage-tokens 8)
+expect(answer-env-model 0 "^[^\n]*\n$" "^$"
+  COMMAND ${CMAKE_COMMAND} -E env AMXQA_MODEL=${MODEL}
+    ${CLI} answer --question "Who designed the present tower?" --passage-file ${passage})
+
+# inspect, verify, cpu
+expect(inspect 0 "layers +2: lin swa.*vocabulary +300 tokens; mask forbids [0-9]+.*recipe +random-tiny" "^$"
+  COMMAND ${CLI} inspect ${MODEL})
+expect(verify-clean 0 ": ok" "^$" COMMAND ${CLI} verify ${MODEL})
+expect(verify-bad 1 "^FAIL AMXQA_ERR_MODEL_[A-Z_]+: [^\n]+\n.*check" "^$" COMMAND ${CLI} verify ${passage})
+expect(verify-missing 1 "^$" "${one_error}" COMMAND ${CLI} verify ${WORK_DIR}/absent.amxqa)
+expect(cpu 0 "avx2\\+fma +(yes|no).*\nAMX: [^\n]+\n.*backend +(scalar|avx2|avx512|amx):" "^$" COMMAND ${CLI} cpu)
+expect(cpu-capped 0 "AMXQA_MAX_ISA scalar.*backend +scalar:" "^$"
+  COMMAND ${CMAKE_COMMAND} -E env AMXQA_MAX_ISA=scalar ${CLI} cpu)
+
+# shell: one output line per non-empty question line
+file(WRITE ${WORK_DIR}/questions.txt "Who designed the present tower?\n\nWhen was it completed?\r\n")
+expect(shell 0 "^[^\n\t]*\t[0-9.]+ ms\n[^\n\t]*\t[0-9.]+ ms\n$" "^$" INPUT ${WORK_DIR}/questions.txt
+  COMMAND ${CLI} shell --model ${MODEL} --passage-file ${passage})
+
+# squad: predictions file with every id, scores, no-answer split, generations
+expect(squad 0 "6 questions \\(5 has-answer, 1 no-answer\\).*exact match +[0-9.]+\nF1 +[0-9.]+\nHasAns .*NoAns .*questions/s.*generations.*gold: James Douglass" "questions/s"
+  COMMAND ${CLI} squad --model ${MODEL} --data ${squad} --out ${WORK_DIR}/preds.json)
+file(READ ${WORK_DIR}/preds.json preds)
+foreach(id lh-1 lh-2 lh-3 lh-4 lh-5 lh-6)
+  string(JSON p ERROR_VARIABLE json_error GET "${preds}" ${id})
+  if(json_error)
+    message("FAIL squad: predictions file lacks ${id}: ${json_error}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+expect(squad-limit 0 "2 questions \\(2 has-answer, 0 no-answer\\)" "questions/s"
+  COMMAND ${CLI} squad --model ${MODEL} --data ${squad} --out ${WORK_DIR}/preds2.json --limit 2)
+file(WRITE ${WORK_DIR}/broken.json "{\"data\": [")
+expect(squad-broken 1 "^$" "${one_error}"
+  COMMAND ${CLI} squad --model ${MODEL} --data ${WORK_DIR}/broken.json --out ${WORK_DIR}/preds3.json)
+expect(squad-no-out 2 "^$" "^amxqa squad: --out is required[^\n]*\n$"
+  COMMAND ${CLI} squad --model ${MODEL} --data ${squad})
+
+if(failures GREATER 0)
+  message(FATAL_ERROR "${failures} CLI check(s) failed")
+endif()
