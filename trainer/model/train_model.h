@@ -24,6 +24,8 @@ struct Param {
 enum class LossKind : uint8_t {
   full,        // softmax over the whole vocabulary
   sampled,     // softmax over targets + a shared pool of `sampled_pool` random ids per document
+               // (drawn from `seed`, uniform, distinct; no logQ correction, ours; falls back
+               // to the full softmax when pool + targets would cover the vocabulary)
   extractive,  // softmax over the document's passage ids + EOT + ABSTAIN (what decoding allows)
 };
 
@@ -32,9 +34,16 @@ struct LossOptions {
   uint32_t sampled_pool = 1024;
   uint64_t seed = 0;                  // for the sampled pool
   float load_balance = 0.01f;         // MoE aux loss coefficient
-  bool shuffle_route_stat = false;    // ablation (paper failure 3)
+  bool shuffle_route_stat = false;    // ablation (paper failure 3; ours: each block routes on
+                                      // another block's statistic, a permutation from `seed`)
   // extractive only: the passage token range [begin, end) inside the document
   uint32_t passage_begin = 0, passage_end = 0;
+  // Gradient weights (ours). forward_backward accumulates the gradient of
+  //   ce_scale · Σ_t CE_t  +  aux_scale · aux_loss
+  // ce_scale = 0 means 1 / predicted (the mean CE of this document). To weight
+  // a multi-document step by tokens, pass 1 / (predicted positions in the step).
+  float ce_scale = 0.f;
+  float aux_scale = 1.f;
 };
 
 struct StepStats {
@@ -43,6 +52,16 @@ struct StepStats {
   double aux_loss = 0;
   uint64_t correct = 0;     // argmax == target (over the loss's softmax set)
   std::vector<uint64_t> expert_counts;  // per MoE layer × E, routing slots this step
+};
+
+// Thread CPU time spent per stage by forward_backward/evaluate (seconds, forward +
+// backward; equals wall time on a dedicated core).
+struct StageTimes {
+  double attention = 0;  // swa + lin mixers (projections included)
+  double moe = 0;        // routing + experts + load balance
+  double mlp = 0;        // dense FFN layers
+  double readout = 0;    // final norm, logits, softmax loss
+  double other = 0;      // embedding, norms, residuals
 };
 
 class TrainModel {
@@ -55,7 +74,8 @@ class TrainModel {
 
   // One document: tokens[0] == kBos. target_mask[t] != 0: position t predicts
   // tokens[t + 1] (t + 1 < n). Runs forward and backward, ACCUMULATES into
-  // each Param::g, returns statistics. Deterministic.
+  // each Param::g (and marks touched experts), returns statistics. Deterministic.
+  // Throws std::invalid_argument if tokens[0] != kBos or an id is >= vocab_size.
   StepStats forward_backward(const uint32_t* tokens, size_t n, const uint8_t* target_mask,
                              const LossOptions& opt);
 
@@ -71,8 +91,12 @@ class TrainModel {
   // Global L2 norm of gradients (for clipping).
   double grad_norm() const;
 
-  // Rows of tok_emb that ever received gradient as a target/input (paper failure 4).
+  // Per token id: how many times it was an input or a target (paper failure 4).
   std::vector<uint64_t>& token_seen() { return token_seen_; }
+  const std::vector<uint64_t>& token_seen() const { return token_seen_; }
+
+  const StageTimes& stage_times() const;
+  void reset_stage_times();
 
   // To the exporter: every Param as a TensorSpec (f32), MODEL.md names.
   std::vector<TensorSpec> to_tensors(DType matrix_dtype) const;
@@ -93,7 +117,12 @@ struct AdamWConfig {
 float lr_at(const AdamWConfig& c, uint64_t step, uint64_t total_steps);
 // One AdamW step over all params (moe expert slices only where touched), after
 // clipping by global norm; returns the pre-clip norm. step counts from 1.
+// lr_at: linear warm-up over `warmup` steps, then cosine to lr · final_lr_frac
+// at total_steps. Gradients and touched flags are left for zero_grad().
 double adamw_step(std::vector<Param>& params, const AdamWConfig& c, uint64_t step, float lr);
+
+// The GEMM table the trainer uses: AVX-512 where the CPU has it, else scalar.
+const Kernels& train_kernels();
 
 // Bit-exact checkpoints: weights, moments, step, RNG state, data cursor.
 struct TrainState {
@@ -101,6 +130,8 @@ struct TrainState {
   std::string extra;  // stage-specific, opaque
 };
 void save_checkpoint(const std::string& path, const TrainModel& m, const TrainState& s);
-bool load_checkpoint(const std::string& path, TrainModel& m, TrainState& s);  // false if absent
+// load: false if the file is absent; throws std::runtime_error if it is corrupt
+// or was written for a different architecture.
+bool load_checkpoint(const std::string& path, TrainModel& m, TrainState& s);
 
 }  // namespace amxqa::train

@@ -1,0 +1,244 @@
+// test_train_gradcheck.cpp — the trainer's hand-written backward pass against
+// central finite differences of its own forward pass, for every parameter
+// kind (embeddings, norms, swa, lin, MLP, MoE router and experts) and every
+// loss (full, sampled, extractive, load balance alone).
+//
+// Float care: the forward runs in f32, so the objective is a SUM of CE over the
+// document (ce_scale = 1; loss_sum is accumulated in double), weights are
+// scaled up so gradients are O(0.1), eps = 1e-3, and the checked coordinates
+// are the largest-gradient ones of a random sample (tiny gradients are all
+// rounding noise in a float finite difference). A perturbation that flips a
+// MoE routing decision makes the objective discontinuous: such coordinates
+// are detected through the expert counts and skipped.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "model/train_model.h"
+
+using namespace amxqa;
+using namespace amxqa::train;
+
+namespace {
+
+ArchConfig tiny_arch(bool moe) {
+  ArchConfig a;
+  a.d_model = 16;
+  a.n_layers = 3;
+  a.layer_kinds = {kLayerLin, kLayerSwa, kLayerSwa};
+  a.n_heads = 2;
+  a.n_kv_heads = 1;
+  a.head_dim = 8;
+  a.window = 4;  // shorter than the document: the window edge is exercised
+  a.lin_state = 6;
+  a.d_ff = 24;
+  if (moe) {
+    a.moe_experts = 5;
+    a.moe_top_k = 2;
+    a.moe_d_ff = 8;
+    a.moe_route_block = 4;
+    a.moe_route_window = 3;
+    a.moe_layers = {0, 2};
+  }
+  a.vocab_size = 40;
+  return a;
+}
+
+struct Doc {
+  std::vector<uint32_t> tokens;
+  std::vector<uint8_t> mask;
+};
+
+Doc make_doc(size_t n, uint64_t seed, uint32_t vocab) {
+  Doc d;
+  uint64_t s = seed;
+  d.tokens.push_back(kBos);
+  for (size_t i = 1; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    d.tokens.push_back(5 + static_cast<uint32_t>((s >> 33) % (vocab - 5)));
+  }
+  d.mask.assign(n, 1);
+  return d;
+}
+
+// Larger weights than the init so every path carries a measurable gradient.
+void scale_up(TrainModel& m, uint64_t seed) {
+  uint64_t s = seed;
+  for (Param& p : m.params()) {
+    const bool gain = p.name.find("norm") != std::string::npos;
+    for (float& w : p.w) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      const float jitter = static_cast<float>((s >> 40) & 0xFFFF) / 65536.f - 0.5f;
+      if (gain)
+        w = 1.0f + 0.4f * jitter;
+      else if (p.name.find(".ba") == std::string::npos)
+        w *= 6.0f;
+    }
+  }
+}
+
+struct Eval {
+  double J;
+  std::vector<uint64_t> counts;
+};
+
+Eval objective(TrainModel& m, const Doc& d, const LossOptions& opt) {
+  StepStats st = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+  return {st.loss_sum * opt.ce_scale + st.aux_loss * opt.aux_scale, st.expert_counts};
+}
+
+// Checks `per_tensor` coordinates of every parameter; returns how many were checked.
+size_t check_all(TrainModel& m, const Doc& d, const LossOptions& opt, size_t per_tensor,
+                 const std::vector<std::string>& skip_substr = {}) {
+  m.zero_grad();
+  m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+  const Eval base = objective(m, d, opt);
+  const float eps = 1e-3f;
+  size_t checked = 0;
+  uint64_t s = 12345;
+  for (Param& p : m.params()) {
+    bool skip = false;
+    for (const std::string& k : skip_substr) skip |= p.name.find(k) != std::string::npos;
+    if (skip) continue;
+    // The largest-gradient coordinates among a random sample.
+    std::vector<size_t> idx;
+    for (int i = 0; i < 48; ++i) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      idx.push_back((s >> 33) % p.w.size());
+    }
+    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      return std::fabs(p.g[a]) > std::fabs(p.g[b]) || (std::fabs(p.g[a]) == std::fabs(p.g[b]) && a < b);
+    });
+    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    const size_t want = std::min(per_tensor, idx.size());  // ba has only H entries
+    size_t done = 0;
+    for (size_t i : idx) {
+      if (done == want) break;
+      const float w0 = p.w[i];
+      p.w[i] = w0 + eps;
+      const Eval plus = objective(m, d, opt);
+      p.w[i] = w0 - eps;
+      const Eval minus = objective(m, d, opt);
+      p.w[i] = w0;
+      if (plus.counts != base.counts || minus.counts != base.counts) continue;  // routing flipped
+      const double fd = (plus.J - minus.J) / (2.0 * eps);
+      const double an = p.g[i];
+      const double tol = 3e-3 + 0.03 * std::max(std::fabs(fd), std::fabs(an));
+      INFO(p.name << "[" << i << "] analytic " << an << " numeric " << fd);
+      CHECK(std::fabs(fd - an) <= tol);
+      if (std::getenv("GRADCHECK_VERBOSE"))
+        std::printf("%-14s %6zu an %+.5e fd %+.5e rel %.2e\n", p.name.c_str(), i, an, fd,
+                    std::fabs(fd - an) / std::max(1e-12, std::max(std::fabs(fd), std::fabs(an))));
+      ++done;
+    }
+    INFO(p.name);
+    CHECK(done == want);
+    checked += done;
+  }
+  return checked;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("gradcheck: full softmax, dense layers (lin, swa, swa with MLPs)") {
+    TrainModel m(tiny_arch(false), 7);
+    scale_up(m, 1);
+    Doc d = make_doc(11, 3, 40);
+    LossOptions opt;
+    opt.kind = LossKind::full;
+    opt.ce_scale = 1.f;
+    CHECK(check_all(m, d, opt, 4) > 0);
+  }
+
+  TEST_CASE("gradcheck: MoE layers, full softmax (router through gates and statistic)") {
+    TrainModel m(tiny_arch(true), 11);
+    scale_up(m, 2);
+    Doc d = make_doc(14, 5, 40);  // blocks of 4: the last one is partial
+    LossOptions opt;
+    opt.kind = LossKind::full;
+    opt.ce_scale = 1.f;
+    opt.load_balance = 0.01f;
+    CHECK(check_all(m, d, opt, 4) > 0);
+    // Only the chosen experts have gradient, and exactly those are touched.
+    const Param* w1 = m.find("l0.moe_w1");
+    REQUIRE(w1 != nullptr);
+    const size_t slice = w1->w.size() / w1->touched.size();
+    size_t touched = 0;
+    for (size_t e = 0; e < w1->touched.size(); ++e) {
+      bool any = false;
+      for (size_t i = 0; i < slice; ++i) any |= w1->g[e * slice + i] != 0.f;
+      if (w1->touched[e]) ++touched;
+      else CHECK_FALSE(any);
+    }
+    CHECK(touched >= 2);
+    CHECK(touched <= 5);
+  }
+
+  TEST_CASE("gradcheck: sampled softmax") {
+    TrainModel m(tiny_arch(true), 13);
+    scale_up(m, 3);
+    Doc d = make_doc(12, 9, 40);
+    LossOptions opt;
+    opt.kind = LossKind::sampled;
+    opt.sampled_pool = 6;
+    opt.seed = 99;
+    opt.ce_scale = 1.f;
+    CHECK(check_all(m, d, opt, 3) > 0);
+  }
+
+  TEST_CASE("gradcheck: extractive loss, answer positions only") {
+    TrainModel m(tiny_arch(true), 17);
+    scale_up(m, 4);
+    Doc d = make_doc(13, 21, 40);
+    // Answer = passage tokens 6..7 then EOT, predicted from positions 8..10.
+    d.tokens[9] = d.tokens[6];
+    d.tokens[10] = d.tokens[7];
+    d.tokens[11] = kEot;
+    d.mask.assign(d.tokens.size(), 0);
+    d.mask[8] = d.mask[9] = d.mask[10] = 1;
+    LossOptions opt;
+    opt.kind = LossKind::extractive;
+    opt.passage_begin = 3;
+    opt.passage_end = 8;
+    opt.ce_scale = 1.f;
+    const StepStats st = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+    CHECK(st.predicted == 3);
+    CHECK(check_all(m, d, opt, 3) > 0);
+  }
+
+  TEST_CASE("gradcheck: load-balance loss alone") {
+    TrainModel m(tiny_arch(true), 19);
+    scale_up(m, 5);
+    Doc d = make_doc(16, 23, 40);
+    d.mask.assign(d.tokens.size(), 0);  // no readout: the objective is the aux loss only
+    LossOptions opt;
+    opt.load_balance = 1.0f;
+    opt.ce_scale = 1.f;
+    const StepStats st = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+    CHECK(st.predicted == 0);
+    CHECK(st.aux_loss > 0.0);
+    // The final norm and the last MoE layer's experts cannot reach the aux loss.
+    CHECK(check_all(m, d, opt, 3, {"final_norm", "l2.moe_w"}) > 0);
+  }
+
+  TEST_CASE("forward_backward and evaluate agree; loss is the mean CE by default") {
+    TrainModel m(tiny_arch(true), 23);
+    Doc d = make_doc(20, 29, 40);
+    LossOptions opt;
+    const StepStats a = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+    const StepStats b = m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+    CHECK(a.loss_sum == b.loss_sum);
+    CHECK(a.predicted == 19);
+    CHECK(a.loss_sum / a.predicted == doctest::Approx(std::log(40.0)).epsilon(0.05));
+    CHECK(m.grad_norm() > 0.0);
+    std::vector<float> logits;
+    m.last_logits(d.tokens.data(), d.tokens.size(), logits);
+    CHECK(logits.size() == 40);
+  }
+}

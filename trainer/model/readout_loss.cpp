@@ -1,0 +1,119 @@
+// readout_loss.cpp — MODEL.md "Readout (tied)": z = tok_emb · RMSNorm(x_L; final_norm),
+// computed ONLY at predicted positions (target_mask) and only for the ids of the
+// loss's softmax set:
+//   full       — every id;
+//   sampled    — the document's targets ∪ a pool of `sampled_pool` distinct ids
+//                drawn from opt.seed (ours: plain sampled softmax, no logQ
+//                correction; the pool is uniform so the bias is a constant shift);
+//   extractive — the passage ids ∪ {EOT, ABSTAIN}: what extractive decoding allows
+//                (a target outside that set is added to it, so the loss stays finite).
+// Cross-entropy per position; backward into tok_emb rows, final_norm and x_L.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "model/train_impl.h"
+#include "model/train_simd.h"
+#include "ops/ops.h"
+
+namespace amxqa::train {
+namespace {
+
+void add_candidate(Work& im, uint32_t id) {
+  if (im.col_of[id] >= 0) return;
+  im.col_of[id] = static_cast<int32_t>(im.cand.size());
+  im.cand.push_back(id);
+}
+
+}  // namespace
+
+void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const uint32_t* tokens,
+                  size_t n, const uint8_t* target_mask, const LossOptions& opt, bool backward,
+                  StepStats& st, float* dx) {
+  const size_t d = a.d_model, V = a.vocab_size;
+  Param& emb = P[im.tok_emb];
+  Param& fn = P[im.final_norm];
+  im.rows.clear();
+  for (size_t t = 0; t + 1 < n; ++t)
+    if (target_mask[t]) im.rows.push_back(static_cast<uint32_t>(t));
+  const size_t m = im.rows.size();
+  if (m == 0) return;
+
+  // The softmax set. full uses tok_emb in place; the others gather their rows.
+  const bool full = opt.kind == LossKind::full ||
+                    (opt.kind == LossKind::sampled && size_t(opt.sampled_pool) + m >= V);
+  im.col_of.assign(V, -1);
+  im.cand.clear();
+  if (full) {
+    for (uint32_t i = 0; i < V; ++i) add_candidate(im, i);
+  } else {
+    for (uint32_t r : im.rows) add_candidate(im, tokens[r + 1]);
+    if (opt.kind == LossKind::sampled) {
+      uint64_t s = opt.seed ^ 0xA5A5F00Dull;
+      const size_t want = im.cand.size() + opt.sampled_pool;
+      while (im.cand.size() < want) add_candidate(im, static_cast<uint32_t>(splitmix64(s) % V));
+    } else {
+      add_candidate(im, kEot);
+      add_candidate(im, kAbstain);
+      const size_t e = std::min<size_t>(opt.passage_end, n);
+      for (size_t p = opt.passage_begin; p < e; ++p)
+        if (tokens[p] < V) add_candidate(im, tokens[p]);
+    }
+  }
+  const size_t C = im.cand.size();
+  const float* E = emb.w.data();
+  if (!full) {
+    float* ec = grow(im.ec, C * d);
+    for (size_t c = 0; c < C; ++c) std::memcpy(ec + c * d, E + size_t(im.cand[c]) * d, d * sizeof(float));
+    E = ec;
+  }
+
+  // Final norm of the predicted rows, logits, softmax.
+  float* xf = grow(im.xf, m * d);
+  float* finv = grow(im.finv, m);
+  for (size_t i = 0; i < m; ++i)
+    finv[i] = ops::rmsnorm(im.x.data() + size_t(im.rows[i]) * d, fn.w.data(), d, a.norm_eps,
+                           xf + i * d);
+  float* z = grow(im.zl, m * C);
+  gemm_nt(m, C, d, xf, d, E, d, z, C);
+  const float scale = opt.ce_scale > 0.f ? opt.ce_scale : 1.0f / static_cast<float>(m);
+  for (size_t i = 0; i < m; ++i) {
+    float* zi = z + i * C;
+    const size_t tc = static_cast<size_t>(im.col_of[tokens[im.rows[i] + 1]]);
+    const float zt = zi[tc];
+    size_t best = 0;
+    for (size_t c = 1; c < C; ++c)
+      if (zi[c] > zi[best] || (zi[c] == zi[best] && im.cand[c] < im.cand[best])) best = c;
+    st.correct += best == tc;
+    const float lse = ops::softmax(zi, C);
+    st.loss_sum += double(lse) - double(zt);
+    ++st.predicted;
+    if (backward) {
+      for (size_t c = 0; c < C; ++c) zi[c] *= scale;  // dz = scale·(p − onehot)
+      zi[tc] -= scale;
+    }
+  }
+  if (!backward) return;
+
+  float* dxf = grow(im.dxf, m * d);
+  gemm_nn(m, d, C, z, C, E, d, dxf, d);
+  if (full) {
+    gemm_tn_acc(C, d, m, z, C, xf, d, emb.g.data(), d);
+  } else {
+    float* dec = grow(im.dec, C * d);
+    std::memset(dec, 0, C * d * sizeof(float));
+    gemm_tn_acc(C, d, m, z, C, xf, d, dec, d);
+    for (size_t c = 0; c < C; ++c) {
+      float* g = emb.g.data() + size_t(im.cand[c]) * d;
+      const float* s = dec + c * d;
+      for (size_t i = 0; i < d; ++i) g[i] += s[i];
+    }
+  }
+  for (size_t i = 0; i < m; ++i) {
+    const size_t r = im.rows[i];
+    simd::rmsnorm_backward(im.x.data() + r * d, fn.w.data(), finv[i], dxf + i * d, d, dx + r * d,
+                     fn.g.data());
+  }
+}
+
+}  // namespace amxqa::train

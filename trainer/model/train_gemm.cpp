@@ -1,0 +1,76 @@
+// train_gemm.cpp — the trainer's one door to matrix products: the runtime's
+// sgemm (AVX-512 when the CPU has it, else the scalar oracle), chosen once.
+#include <cstring>
+
+#include "model/train_impl.h"
+
+namespace amxqa::train {
+
+const Kernels& train_kernels() {
+  static const Kernels* table = [] {
+    const Kernels* t = nullptr;
+    if (__builtin_cpu_supports("avx512f")) t = kernels_avx512();
+    return t ? t : &kernels_scalar();
+  }();
+  return *table;
+}
+
+void gemm_nt(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
+             size_t ldb, float* C, size_t ldc, float beta, float alpha) {
+  if (m == 0 || n == 0) return;
+  train_kernels().sgemm(false, true, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm_nn(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
+             size_t ldb, float* C, size_t ldc, float beta, float alpha) {
+  if (m == 0 || n == 0) return;
+  train_kernels().sgemm(false, false, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm_tn_acc(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
+                 size_t ldb, float* C, size_t ldc, float alpha) {
+  if (m == 0 || n == 0 || k == 0) return;
+  train_kernels().sgemm(true, false, m, n, k, alpha, A, lda, B, ldb, 1.f, C, ldc);
+}
+
+}  // namespace amxqa::train
+
+namespace amxqa::train {
+
+void stacked_forward(Work& im, const Stacked& s, const float* U, size_t n, size_t d,
+                     float* const* out) {
+  size_t R = 0;
+  for (size_t i = 0; i < s.count; ++i) R += s.rows[i];
+  float* W = grow(im.wcat, R * d);
+  for (size_t i = 0, r = 0; i < s.count; r += s.rows[i], ++i)
+    std::memcpy(W + r * d, s.w[i], s.rows[i] * d * sizeof(float));
+  float* Y = grow(im.ycat, n * R);
+  gemm_nt(n, R, d, U, d, W, d, Y, R);
+  for (size_t i = 0, c = 0; i < s.count; c += s.rows[i], ++i)
+    for (size_t p = 0; p < n; ++p)
+      std::memcpy(out[i] + p * s.rows[i], Y + p * R + c, s.rows[i] * sizeof(float));
+}
+
+void stacked_backward(Work& im, const Stacked& s, const float* U, size_t n, size_t d,
+                      const float* const* dout, float* din, bool accumulate) {
+  size_t R = 0;
+  for (size_t i = 0; i < s.count; ++i) R += s.rows[i];
+  float* W = grow(im.wcat, R * d);
+  for (size_t i = 0, r = 0; i < s.count; r += s.rows[i], ++i)
+    std::memcpy(W + r * d, s.w[i], s.rows[i] * d * sizeof(float));
+  float* dY = grow(im.ycat, n * R);
+  for (size_t i = 0, c = 0; i < s.count; c += s.rows[i], ++i)
+    for (size_t p = 0; p < n; ++p)
+      std::memcpy(dY + p * R + c, dout[i] + p * s.rows[i], s.rows[i] * sizeof(float));
+  float* G = grow(im.gcat, R * d);
+  std::memset(G, 0, R * d * sizeof(float));
+  gemm_tn_acc(R, d, n, dY, R, U, d, G, d);
+  for (size_t i = 0, r = 0; i < s.count; r += s.rows[i], ++i) {
+    float* g = s.g[i];
+    const float* src = G + r * d;
+    for (size_t j = 0; j < s.rows[i] * d; ++j) g[j] += src[j];
+  }
+  gemm_nn(n, d, R, dY, R, W, d, din, d, accumulate ? 1.f : 0.f);
+}
+
+}  // namespace amxqa::train

@@ -1,0 +1,157 @@
+// train_impl.h — private to trainer/model: where each layer's tensors sit in
+// TrainModel::params(), the activations the forward pass keeps for the
+// backward pass, reusable scratch, and the per-layer forward/backward entry
+// points (one file per layer kind). Buffers only grow, so after the first
+// document of the longest length nothing is allocated per call.
+#pragma once
+#include <time.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "model/train_model.h"
+
+namespace amxqa::train {
+
+// Thin sgemm wrappers (row-major). All matrix products of the trainer go here.
+// C[m][n] = alpha · A[m][k] · B[n][k]ᵀ + beta · C   (y = W x for every row x)
+void gemm_nt(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
+             size_t ldb, float* C, size_t ldc, float beta = 0.f, float alpha = 1.f);
+// C[m][n] = alpha · A[m][k] · B[k][n] + beta · C     (dX = dY · W)
+void gemm_nn(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
+             size_t ldb, float* C, size_t ldc, float beta = 0.f, float alpha = 1.f);
+// C[m][n] += alpha · A[k][m]ᵀ · B[k][n]               (dW += dYᵀ · X)
+void gemm_tn_acc(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
+                 size_t ldb, float* C, size_t ldc, float alpha = 1.f);
+
+// Grows v to at least n elements (never shrinks, so capacity is reused).
+inline float* grow(std::vector<float>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+// Indices into params() of one layer's tensors (-1: the layer has none).
+struct LayerIdx {
+  bool lin = false, moe = false;
+  int attn_norm = -1, ffn_norm = -1, wq = -1, wk = -1, wv = -1, wo = -1, wa = -1, ba = -1;
+  int w1 = -1, w2 = -1, router = -1, moe_w1 = -1, moe_w2 = -1;
+};
+
+// One routing decision of a MoE layer (MODEL.md "Block-routed MoE").
+struct MoeBlock {
+  uint32_t start = 0, len = 0;        // positions [start, start + len)
+  uint32_t stat_lo = 0, stat_hi = 0;  // statistic window [lo, hi] (inclusive)
+  std::vector<uint32_t> idx;          // k chosen experts, descending logit
+  std::vector<float> gates;           // their softmax gates
+  std::vector<float> stat;            // [d] windowed mean of v
+  std::vector<float> probs;           // [E] full softmax of router logits (load balance)
+};
+
+// What one layer's forward pass keeps. Row-major [position][feature].
+struct LayerActs {
+  std::vector<float> xin, u, inv1, h, v, inv2;  // residual in, normed, h, normed h
+  std::vector<float> q, k, vv, o;  // mixer projections (q/k after RoPE for swa); o = head outputs
+                                   // (swa: attention output, lin: ô after per-head RMS norm)
+  std::vector<float> probs;        // swa: [H][n][Wc] attention weights
+  std::vector<float> z, a, S, oinv;  // lin: decay logits/decays [n][H], states [n][H][dk][hd], 1/rms [n][H]
+  std::vector<float> pre, act;     // FFN pre-activation and relu²: MLP [n][d_ff], MoE [k][n][f]
+  std::vector<MoeBlock> blocks;    // MoE routing decisions
+  float aux = 0.f;                 // load-balance loss of this layer
+  std::vector<float> lb_coef;      // [E] coefficient · E · frac_i (d aux / d P_i)
+};
+
+// Everything TrainModel::Impl holds (a namespace-scope type, so the per-layer
+// functions can name it; TrainModel::Impl itself is private).
+struct Work {
+  std::vector<LayerIdx> layers;
+  int tok_emb = -1, final_norm = -1;
+  std::vector<LayerActs> acts;
+  std::vector<float> x;         // [n][d] residual stream after the last layer
+  std::vector<float> rope_cs;   // [pos][hd]: cos in [0, hd/2), sin in [hd/2, hd) (from ops::rope)
+  uint32_t rope_rows = 0, rope_hd = 0;
+
+  // Readout.
+  std::vector<uint32_t> rows;      // predicted positions
+  std::vector<uint32_t> cand;      // candidate ids of the loss's softmax
+  std::vector<int32_t> col_of;     // [V] id → candidate column, -1 if absent
+  std::vector<uint32_t> tcol;      // per predicted row: target column
+  std::vector<float> xf, finv, ec, zl, dxf, dec;
+
+  // Backward scratch.
+  std::vector<float> dx, dh, dmix, du, dv, dq, dk, dvv, do_, dz, dpre, dact, dS, g2;
+  std::vector<float> wcat, ycat, gcat;  // stacked projections
+
+  StageTimes times;
+};
+
+// Stage times are this thread's CPU time (ours): on a dedicated core it equals
+// wall time, on a shared machine it is not inflated by other processes.
+struct Clock {
+  using time_point = double;
+  static double now() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+  }
+};
+inline double seconds_since(double t0) { return Clock::now() - t0; }
+
+// Per-layer passes. Forward reads acts.u (mixers) or acts.v (FFN), writes
+// out[n][d]. Backward reads dout[n][d], accumulates parameter gradients and
+// WRITES din[n][d] (gradient w.r.t. u or v).
+void swa_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
+                 Work& im, size_t n, float* out);
+void swa_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
+                  Work& im, size_t n, const float* dout, float* din);
+void lin_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
+                 Work& im, size_t n, float* out);
+void lin_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
+                  Work& im, size_t n, const float* dout, float* din);
+void mlp_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
+                 size_t n, float* out);
+void mlp_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
+                  Work& im, size_t n, const float* dout, float* din);
+// MoE forward also computes the load-balance loss (A.aux) and counts slots.
+void moe_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
+                 const LossOptions& opt, size_t n, float* out, uint64_t* counts);
+void moe_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
+                  Work& im, const LossOptions& opt, size_t n, const float* dout,
+                  float* din);
+
+// Readout and loss over the predicted positions; with backward, accumulates
+// tok_emb/final_norm gradients and writes dx rows (dx must be zeroed).
+void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im,
+                  const uint32_t* tokens, size_t n, const uint8_t* target_mask,
+                  const LossOptions& opt, bool backward, StepStats& st, float* dx);
+
+// splitmix64: the trainer's deterministic random source.
+inline uint64_t splitmix64(uint64_t& s) {
+  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace amxqa::train
+
+struct amxqa::train::TrainModel::Impl : amxqa::train::Work {};
+
+namespace amxqa::train {
+
+// Projections that read the same input (q, k, v, and the lin decay logits) run
+// as ONE GEMM against their stacked weights: wider GEMMs run closer to peak.
+struct Stacked {
+  size_t count = 0;
+  const float* w[5];  // [rows[i]][d] each
+  float* g[5];        // their gradients
+  size_t rows[5];
+};
+// out[i][n][rows[i]] = U[n][d] · w[i]ᵀ
+void stacked_forward(Work& im, const Stacked& s, const float* U, size_t n, size_t d,
+                     float* const* out);
+// g[i] += dout[i]ᵀ · U ;  din[n][d] = Σ_i dout[i] · w[i]  (+ din if accumulate)
+void stacked_backward(Work& im, const Stacked& s, const float* U, size_t n, size_t d,
+                      const float* const* dout, float* din, bool accumulate);
+
+}  // namespace amxqa::train

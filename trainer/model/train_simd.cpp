@@ -1,0 +1,303 @@
+// train_simd.cpp — see train_simd.h. Each entry point checks once whether the
+// CPU has AVX-512F and runs the matching body.
+#include "model/train_simd.h"
+
+#include <immintrin.h>
+
+// GCC 12 reports its own masked-load intrinsics as reading uninitialised values.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <cmath>
+
+namespace amxqa::train::simd {
+namespace {
+
+const bool kAvx512 = __builtin_cpu_supports("avx512f");
+
+#define AVX512 __attribute__((target("avx512f,fma")))
+
+// Masked load/store of the tail of a row.
+AVX512 inline __mmask16 tail_mask(size_t left) {
+  return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1u);
+}
+
+AVX512 float dot_avx512(const float* a, const float* b, size_t n) {
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+    s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s0);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+float dot_scalar(const float* a, const float* b, size_t n) {
+  float s[4] = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int l = 0; l < 4; ++l) s[l] += a[i + l] * b[i + l];
+  for (; i < n; ++i) s[0] += a[i] * b[i];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+AVX512 void relu2_backward_avx512(const float* pre, float* dact, size_t n) {
+  const __m512 two = _mm512_set1_ps(2.f), zero = _mm512_setzero_ps();
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    const __m512 x = _mm512_maskz_loadu_ps(m, pre + i);
+    const __m512 g = _mm512_maskz_loadu_ps(m, dact + i);
+    const __mmask16 pos = _mm512_cmp_ps_mask(x, zero, _CMP_GT_OQ);
+    _mm512_mask_storeu_ps(dact + i, m, _mm512_maskz_mul_ps(pos, _mm512_mul_ps(two, x), g));
+  }
+}
+
+// hd ≤ 64 is kept in registers; longer heads fall back to the scalar body.
+AVX512 void swa_query_backward_avx512(const float* p, size_t cnt, const float* dO,
+                                      const float* q, const float* K, const float* V, float* dK,
+                                      float* dV, size_t stride, size_t hd, float scale,
+                                      float* dq, float* dp) {
+  const size_t nv = (hd + 15) / 16;
+  __m512 vdo[4], vq[4], acc[4];
+  __mmask16 mk[4];
+  for (size_t c = 0; c < nv; ++c) {
+    mk[c] = tail_mask(hd - c * 16);
+    vdo[c] = _mm512_maskz_loadu_ps(mk[c], dO + c * 16);
+    vq[c] = _mm512_maskz_loadu_ps(mk[c], q + c * 16);
+    acc[c] = _mm512_setzero_ps();
+  }
+  float sum = 0.f;
+  for (size_t j = 0; j < cnt; ++j) {
+    const float* vj = V + j * stride;
+    float* dvj = dV + j * stride;
+    const __m512 pj = _mm512_set1_ps(p[j]);
+    __m512 s = _mm512_setzero_ps();
+    for (size_t c = 0; c < nv; ++c) {
+      s = _mm512_fmadd_ps(vdo[c], _mm512_maskz_loadu_ps(mk[c], vj + c * 16), s);
+      const __m512 d = _mm512_maskz_loadu_ps(mk[c], dvj + c * 16);
+      _mm512_mask_storeu_ps(dvj + c * 16, mk[c], _mm512_fmadd_ps(pj, vdo[c], d));
+    }
+    dp[j] = _mm512_reduce_add_ps(s);
+    sum += p[j] * dp[j];
+  }
+  for (size_t j = 0; j < cnt; ++j) {
+    const __m512 ds = _mm512_set1_ps(p[j] * (dp[j] - sum) * scale);
+    const float* kj = K + j * stride;
+    float* dkj = dK + j * stride;
+    for (size_t c = 0; c < nv; ++c) {
+      acc[c] = _mm512_fmadd_ps(ds, _mm512_maskz_loadu_ps(mk[c], kj + c * 16), acc[c]);
+      const __m512 d = _mm512_maskz_loadu_ps(mk[c], dkj + c * 16);
+      _mm512_mask_storeu_ps(dkj + c * 16, mk[c], _mm512_fmadd_ps(ds, vq[c], d));
+    }
+  }
+  for (size_t c = 0; c < nv; ++c) _mm512_mask_storeu_ps(dq + c * 16, mk[c], acc[c]);
+}
+
+void swa_query_backward_scalar(const float* p, size_t cnt, const float* dO, const float* q,
+                               const float* K, const float* V, float* dK, float* dV,
+                               size_t stride, size_t hd, float scale, float* dq, float* dp) {
+  float sum = 0.f;
+  for (size_t j = 0; j < cnt; ++j) {
+    const float* vj = V + j * stride;
+    float* dvj = dV + j * stride;
+    for (size_t i = 0; i < hd; ++i) dvj[i] += p[j] * dO[i];
+    dp[j] = dot_scalar(dO, vj, hd);
+    sum += p[j] * dp[j];
+  }
+  for (size_t i = 0; i < hd; ++i) dq[i] = 0.f;
+  for (size_t j = 0; j < cnt; ++j) {
+    const float ds = p[j] * (dp[j] - sum) * scale;
+    const float* kj = K + j * stride;
+    float* dkj = dK + j * stride;
+    for (size_t i = 0; i < hd; ++i) {
+      dq[i] += ds * kj[i];
+      dkj[i] += ds * q[i];
+    }
+  }
+}
+
+AVX512 float lin_step_backward_avx512(float* dS, const float* S, const float* Sprev,
+                                      const float* q, const float* k, const float* v,
+                                      const float* dO, float anext, float c, size_t dk,
+                                      size_t hd, float* dq, float* dkv, float* dv) {
+  const size_t nv = (hd + 15) / 16;
+  __m512 vdo[4], vv[4], accv[4];
+  __mmask16 mk[4];
+  for (size_t i = 0; i < nv; ++i) {
+    mk[i] = tail_mask(hd - i * 16);
+    vdo[i] = _mm512_maskz_loadu_ps(mk[i], dO + i * 16);
+    vv[i] = _mm512_maskz_loadu_ps(mk[i], v + i * 16);
+    accv[i] = _mm512_setzero_ps();
+  }
+  const __m512 an = _mm512_set1_ps(anext);
+  __m512 da = _mm512_setzero_ps();
+  for (size_t r = 0; r < dk; ++r) {
+    float* row = dS + r * hd;
+    const float* srow = S + r * hd;
+    const __m512 cq = _mm512_set1_ps(c * q[r]), kr = _mm512_set1_ps(k[r]);
+    __m512 sq = _mm512_setzero_ps(), sk = _mm512_setzero_ps();
+    for (size_t i = 0; i < nv; ++i) {
+      __m512 x = _mm512_maskz_loadu_ps(mk[i], row + i * 16);
+      x = _mm512_fmadd_ps(cq, vdo[i], _mm512_mul_ps(an, x));
+      _mm512_mask_storeu_ps(row + i * 16, mk[i], x);
+      sq = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk[i], srow + i * 16), vdo[i], sq);
+      sk = _mm512_fmadd_ps(x, vv[i], sk);
+      accv[i] = _mm512_fmadd_ps(x, kr, accv[i]);
+      if (Sprev) da = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(mk[i], Sprev + r * hd + i * 16), da);
+    }
+    dq[r] = c * _mm512_reduce_add_ps(sq);
+    dkv[r] = _mm512_reduce_add_ps(sk);
+  }
+  for (size_t i = 0; i < nv; ++i) _mm512_mask_storeu_ps(dv + i * 16, mk[i], accv[i]);
+  return _mm512_reduce_add_ps(da);
+}
+
+float lin_step_backward_scalar(float* dS, const float* S, const float* Sprev, const float* q,
+                               const float* k, const float* v, const float* dO, float anext,
+                               float c, size_t dk, size_t hd, float* dq, float* dkv, float* dv) {
+  for (size_t i = 0; i < hd; ++i) dv[i] = 0.f;
+  float da = 0.f;
+  for (size_t r = 0; r < dk; ++r) {
+    float* row = dS + r * hd;
+    const float cq = c * q[r];
+    for (size_t i = 0; i < hd; ++i) {
+      row[i] = anext * row[i] + cq * dO[i];
+      dv[i] += row[i] * k[r];
+    }
+    dq[r] = c * dot_scalar(S + r * hd, dO, hd);
+    dkv[r] = dot_scalar(row, v, hd);
+    if (Sprev) da += dot_scalar(row, Sprev + r * hd, hd);
+  }
+  return da;
+}
+
+AVX512 void adamw_avx512(float* w, float* m, float* v, const float* g, size_t n, float gscale,
+                         float b1, float b2, float lr, float decay, float bc1, float bc2,
+                         float eps) {
+  const __m512 vb1 = _mm512_set1_ps(b1), vb1c = _mm512_set1_ps(1.f - b1);
+  const __m512 vb2 = _mm512_set1_ps(b2), vb2c = _mm512_set1_ps(1.f - b2);
+  const __m512 vgs = _mm512_set1_ps(gscale), vdec = _mm512_set1_ps(decay);
+  const __m512 vlr = _mm512_set1_ps(lr), vibc1 = _mm512_set1_ps(1.f / bc1);
+  const __m512 vibc2 = _mm512_set1_ps(1.f / bc2), veps = _mm512_set1_ps(eps);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 k = tail_mask(n - i);
+    const __m512 gi = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, g + i), vgs);
+    const __m512 mi = _mm512_fmadd_ps(vb1, _mm512_maskz_loadu_ps(k, m + i), _mm512_mul_ps(vb1c, gi));
+    const __m512 vi = _mm512_fmadd_ps(vb2, _mm512_maskz_loadu_ps(k, v + i),
+                                      _mm512_mul_ps(vb2c, _mm512_mul_ps(gi, gi)));
+    const __m512 den = _mm512_add_ps(_mm512_sqrt_ps(_mm512_mul_ps(vi, vibc2)), veps);
+    const __m512 upd = _mm512_div_ps(_mm512_mul_ps(mi, vibc1), den);
+    const __m512 wi = _mm512_fnmadd_ps(vlr, upd, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, w + i), vdec));
+    _mm512_mask_storeu_ps(m + i, k, mi);
+    _mm512_mask_storeu_ps(v + i, k, vi);
+    _mm512_mask_storeu_ps(w + i, k, wi);
+  }
+}
+
+void adamw_scalar(float* w, float* m, float* v, const float* g, size_t n, float gscale, float b1,
+                  float b2, float lr, float decay, float bc1, float bc2, float eps) {
+  const float ibc1 = 1.f / bc1, ibc2 = 1.f / bc2;
+  for (size_t i = 0; i < n; ++i) {
+    const float gi = g[i] * gscale;
+    m[i] = b1 * m[i] + (1.f - b1) * gi;
+    v[i] = b2 * v[i] + (1.f - b2) * (gi * gi);
+    w[i] = w[i] * decay - lr * ((m[i] * ibc1) / (std::sqrt(v[i] * ibc2) + eps));
+  }
+}
+
+AVX512 double sum_squares_avx512(const float* g, size_t n) {
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  for (size_t i = 0; i < n; i += 16) {
+    const __m512 x = _mm512_maskz_loadu_ps(tail_mask(n - i), g + i);
+    const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
+    const __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+    s0 = _mm512_fmadd_pd(lo, lo, s0);
+    s1 = _mm512_fmadd_pd(hi, hi, s1);
+  }
+  return _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
+}
+
+AVX512 void rmsnorm_backward_avx512(const float* x, const float* g, float inv, const float* dy,
+                                    size_t n, float* dx, float* dg) {
+  const __m512 one = _mm512_set1_ps(1.f), vinv = _mm512_set1_ps(inv);
+  __m512 s = _mm512_setzero_ps();
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    const __m512 gi = g ? _mm512_maskz_loadu_ps(m, g + i) : one;
+    const __m512 xi = _mm512_maskz_loadu_ps(m, x + i), di = _mm512_maskz_loadu_ps(m, dy + i);
+    s = _mm512_fmadd_ps(_mm512_mul_ps(gi, di), xi, s);
+    if (dg)
+      _mm512_mask_storeu_ps(dg + i, m, _mm512_fmadd_ps(_mm512_mul_ps(di, xi), vinv,
+                                                       _mm512_maskz_loadu_ps(m, dg + i)));
+  }
+  const __m512 c = _mm512_set1_ps(inv * inv * inv * _mm512_reduce_add_ps(s) / static_cast<float>(n));
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    const __m512 gi = g ? _mm512_maskz_loadu_ps(m, g + i) : one;
+    const __m512 xi = _mm512_maskz_loadu_ps(m, x + i), di = _mm512_maskz_loadu_ps(m, dy + i);
+    const __m512 t = _mm512_fnmadd_ps(xi, c, _mm512_mul_ps(vinv, _mm512_mul_ps(gi, di)));
+    _mm512_mask_storeu_ps(dx + i, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, dx + i), t));
+  }
+}
+
+void rmsnorm_backward_scalar(const float* x, const float* g, float inv, const float* dy, size_t n,
+                             float* dx, float* dg) {
+  float s = 0.f;
+  for (size_t i = 0; i < n; ++i) s += (g ? g[i] * dy[i] : dy[i]) * x[i];
+  if (dg)
+    for (size_t i = 0; i < n; ++i) dg[i] += dy[i] * x[i] * inv;
+  const float c = inv * inv * inv * s / static_cast<float>(n);
+  for (size_t i = 0; i < n; ++i) dx[i] += inv * (g ? g[i] * dy[i] : dy[i]) - x[i] * c;
+}
+
+}  // namespace
+
+void rmsnorm_backward(const float* x, const float* g, float inv, const float* dy, size_t n,
+                      float* dx, float* dg) {
+  if (kAvx512) return rmsnorm_backward_avx512(x, g, inv, dy, n, dx, dg);
+  rmsnorm_backward_scalar(x, g, inv, dy, n, dx, dg);
+}
+
+float dot(const float* a, const float* b, size_t n) {
+  return kAvx512 ? dot_avx512(a, b, n) : dot_scalar(a, b, n);
+}
+
+void relu2_backward(const float* pre, float* dact, size_t n) {
+  if (kAvx512) return relu2_backward_avx512(pre, dact, n);
+  for (size_t i = 0; i < n; ++i) dact[i] = pre[i] > 0.f ? 2.f * pre[i] * dact[i] : 0.f;
+}
+
+void swa_query_backward(const float* p, size_t cnt, const float* dO, const float* q,
+                        const float* K, const float* V, float* dK, float* dV, size_t stride,
+                        size_t hd, float scale, float* dq, float* dp) {
+  if (kAvx512 && hd <= 64)
+    return swa_query_backward_avx512(p, cnt, dO, q, K, V, dK, dV, stride, hd, scale, dq, dp);
+  swa_query_backward_scalar(p, cnt, dO, q, K, V, dK, dV, stride, hd, scale, dq, dp);
+}
+
+float lin_step_backward(float* dS, const float* S, const float* Sprev, const float* q,
+                        const float* k, const float* v, const float* dO, float anext, float c,
+                        size_t dk, size_t hd, float* dq, float* dkv, float* dv) {
+  if (kAvx512 && hd <= 64)
+    return lin_step_backward_avx512(dS, S, Sprev, q, k, v, dO, anext, c, dk, hd, dq, dkv, dv);
+  return lin_step_backward_scalar(dS, S, Sprev, q, k, v, dO, anext, c, dk, hd, dq, dkv, dv);
+}
+
+void adamw(float* w, float* m, float* v, const float* g, size_t n, float gscale, float b1,
+           float b2, float lr, float decay, float bc1, float bc2, float eps) {
+  if (kAvx512) return adamw_avx512(w, m, v, g, n, gscale, b1, b2, lr, decay, bc1, bc2, eps);
+  adamw_scalar(w, m, v, g, n, gscale, b1, b2, lr, decay, bc1, bc2, eps);
+}
+
+double sum_squares(const float* g, size_t n) {
+  if (kAvx512) return sum_squares_avx512(g, n);
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += double(g[i]) * g[i];
+  return s;
+}
+
+}  // namespace amxqa::train::simd

@@ -1,0 +1,46 @@
+// train_simd.h — the trainer's own hot loops that are not GEMMs (backward of
+// attention, of the lin recurrence, of ReLU², AdamW). The default build flags
+// (SSE2, trapping math, no reassociation) leave these loops scalar, so each has
+// an AVX-512 body (function target attributes, chosen once at run time) and a
+// portable body with the same meaning. Results differ between the two bodies
+// only in float rounding; one machine always takes the same body.
+#pragma once
+#include <cstddef>
+
+namespace amxqa::train::simd {
+
+// Σ a_i b_i
+float dot(const float* a, const float* b, size_t n);
+
+// dact[i] ← pre[i] > 0 ? 2·pre[i]·dact[i] : 0      (d relu(x)²/dx)
+void relu2_backward(const float* pre, float* dact, size_t n);
+
+// One swa query's backward (see swa_layer.cpp): given probs p[cnt], dO (hd),
+// q (hd), keys/values rows with stride `stride`: dv_j += p_j dO;
+// ds_j = p_j (dO·v_j − Σ p dO·v)·scale; dq = Σ ds_j k_j (written); dk_j += ds_j q.
+// dp is scratch of cnt floats.
+void swa_query_backward(const float* p, size_t cnt, const float* dO, const float* q,
+                        const float* K, const float* V, float* dK, float* dV, size_t stride,
+                        size_t hd, float scale, float* dq, float* dp);
+
+// One lin step backward for one head (see lin_layer.cpp): dS ← anext·dS + cq ⊗ dO
+// (cq = c·q, dk rows × hd), then dq = c·S do, dk = dS v, dv = dSᵀ k (written),
+// returns <dS, Sprev> (0 if Sprev is null).
+float lin_step_backward(float* dS, const float* S, const float* Sprev, const float* q,
+                        const float* k, const float* v, const float* dO, float anext, float c,
+                        size_t dk, size_t hd, float* dq, float* dkv, float* dv);
+
+// AdamW on [0, n): g ← g·gscale; m ← b1 m + (1−b1) g; v ← b2 v + (1−b2) g²;
+// w ← w·decay − lr·(m/bc1)/(sqrt(v/bc2) + eps)
+void adamw(float* w, float* m, float* v, const float* g, size_t n, float gscale, float b1,
+           float b2, float lr, float decay, float bc1, float bc2, float eps);
+
+// RMSNorm backward for one row (forward: ops::rmsnorm, y = x·inv·g):
+// dx += inv·(g⊙dy) − x·inv³·Σ(g⊙dy⊙x)/n ; dg += dy⊙x·inv   (g, dg may be null)
+void rmsnorm_backward(const float* x, const float* g, float inv, const float* dy, size_t n,
+                      float* dx, float* dg);
+
+// Σ g_i² in double.
+double sum_squares(const float* g, size_t n);
+
+}  // namespace amxqa::train::simd
