@@ -1,0 +1,272 @@
+// answer.cpp — amxqa_answer() and amxqa_answer_stream(): tokenise, build the
+// prompt (BOS question "\n\n" passage ANS, schemas/MODEL.md "Prompt format"),
+// prefill it in blocks, then decode greedily under the extractive constraint
+// (or freely). Both entry points share one runner; they differ only in where
+// the answer goes. Nothing here allocates: every buffer is in the session.
+#include <cstring>
+#include <ctime>
+
+#include "amxqa.h"
+#include "api/errors.h"
+#include "session/decode.h"
+#include "session/forward.h"
+#include "session/session.h"
+#include "tokenizer/tokenizer.h"
+
+namespace amxqa {
+namespace {
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// Where answer bytes go: a streaming callback, or nothing until the end.
+struct Sink {
+  amxqa_token_fn on_token = nullptr;
+  void* user = nullptr;
+};
+
+struct Question {
+  const char* q;
+  size_t qlen;
+  const char* p;
+  size_t plen;
+};
+
+// Token i of the prompt BOS q… sep… p… ANS.
+uint32_t prompt_token(const amxqa_session* s, size_t i, uint32_t nq, uint32_t np) {
+  if (i == 0) return s->model->bos;
+  i -= 1;
+  if (i < nq) return s->q_ids[i];
+  i -= nq;
+  if (i < s->n_sep) return s->sep_ids[i];
+  i -= s->n_sep;
+  if (i < np) return s->pass_ids[i];
+  return s->model->ans;
+}
+
+void prefill_prompt(amxqa_session* s, uint32_t nq, uint32_t np) {
+  const size_t total = size_t(1) + nq + s->n_sep + np + 1;
+  forward_reset(s);
+  for (size_t i = 0; i < total; i += kPrefillRows) {
+    const uint32_t m = static_cast<uint32_t>(total - i < kPrefillRows ? total - i : kPrefillRows);
+    for (uint32_t t = 0; t < m; ++t) s->blk.ids[t] = prompt_token(s, i + t, nq, np);
+    forward_rows(s, s->blk.ids, m, nullptr);
+  }
+}
+
+// Bytes of passage token i.
+size_t pass_token_len(const amxqa_session* s, uint32_t i, uint32_t np, size_t plen) {
+  return (i + 1 < np ? s->pass_off[i + 1] : plen) - s->pass_off[i];
+}
+
+struct Outcome {
+  uint32_t answer_tokens = 0, n_cand = 0;
+  bool abstained = false, eot = false, cancelled = false;
+  double logprob_sum = 0.0;
+  uint32_t steps = 0;
+};
+
+// Extractive greedy decoding (MODEL.md "Decoding"): the logits after ANS are
+// already in s->blk.xn.
+Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, const Sink& sink) {
+  Outcome r;
+  for (uint32_t step = 1;; ++step) {
+    size_t n_span = 0, na = 0;
+    if (step == 1) {
+      na = allowed_first(s, np, &n_span);
+    } else {
+      if (r.answer_tokens == s->opt.max_answer_tokens) break;
+      na = allowed_next(s, np, r.n_cand, &n_span);
+      if (n_span == 0) break;  // no passage token continues the span
+      decode_step(s, s->ans_ids[r.answer_tokens - 1]);
+    }
+    readout_rows(s, s->allowed, na, s->logits);
+    const Choice c = pick_allowed(s->allowed, s->logits, na);
+    r.logprob_sum += c.logprob;
+    r.steps = step;
+    if (step == 1 && c.id == s->model->abstain) {
+      r.abstained = true;
+      break;
+    }
+    if (step > 1 && c.id == s->model->eot) {
+      r.eot = true;
+      break;
+    }
+    r.n_cand = step == 1 ? candidates_first(s, np, c.id) : candidates_next(s, np, r.n_cand, c.id);
+    s->ans_ids[r.answer_tokens++] = c.id;
+    if (sink.on_token) {
+      const uint32_t i = s->cand[0];
+      if (sink.on_token(sink.user, in.p + s->pass_off[i], pass_token_len(s, i, np, in.plen))) {
+        r.cancelled = true;
+        break;
+      }
+    }
+  }
+  return r;
+}
+
+// Free-mode greedy decoding: every unmasked id (ABSTAIN at step 1, EOT later).
+Outcome decode_free(amxqa_session* s, const Sink& sink) {
+  Outcome r;
+  for (uint32_t step = 1;; ++step) {
+    if (step > 1) {
+      if (r.answer_tokens == s->opt.max_answer_tokens) break;
+      decode_step(s, s->ans_ids[r.answer_tokens - 1]);
+    }
+    readout_all(s, s->logits);
+    const Choice c = pick_free(s, s->logits, step);
+    r.logprob_sum += c.logprob;
+    r.steps = step;
+    if (step == 1 && c.id == s->model->abstain) {
+      r.abstained = true;
+      break;
+    }
+    if (step > 1 && c.id == s->model->eot) {
+      r.eot = true;
+      break;
+    }
+    s->ans_ids[r.answer_tokens++] = c.id;
+    if (sink.on_token) {
+      size_t len = 0;
+      const uint8_t* bytes = token_bytes(s->model->tok, c.id, &len);
+      if (sink.on_token(sink.user, reinterpret_cast<const char*>(bytes), len)) {
+        r.cancelled = true;
+        break;
+      }
+    }
+  }
+  return r;
+}
+
+// Copies as much of src as fits (leaving room for the NUL) at out[*used].
+void append_out(char* out, size_t outcap, size_t* used, const void* src, size_t len) {
+  if (outcap > 0 && *used < outcap - 1) {
+    const size_t room = outcap - 1 - *used;
+    std::memcpy(out + *used, src, len < room ? len : room);
+  }
+  *used += len;
+}
+
+// Writes the answer into out; returns false when it did not fit.
+bool write_answer(const amxqa_session* s, const Question& in, const amxqa_answer_info& info,
+                  const Outcome& r, char* out, size_t outcap) {
+  size_t used = 0;
+  if (!info.abstained) {
+    if (s->opt.extractive) {
+      append_out(out, outcap, &used, in.p + info.span_begin, info.span_end - info.span_begin);
+    } else {
+      for (uint32_t t = 0; t < r.answer_tokens; ++t) {
+        size_t len = 0;
+        const uint8_t* bytes = token_bytes(s->model->tok, s->ans_ids[t], &len);
+        append_out(out, outcap, &used, bytes, len);
+      }
+    }
+  }
+  if (outcap == 0) return false;
+  out[used < outcap - 1 ? used : outcap - 1] = '\0';
+  return used < outcap;
+}
+
+amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, size_t plen,
+                 const Sink& sink, char* out, size_t outcap, bool streaming,
+                 amxqa_answer_info* info_out) {
+  if (!s) return AMXQA_ERR_NULL_ARGUMENT;
+  if (s->magic != kSessionMagic) {
+    set_thread_error("session is not initialised (or was finished)");
+    return AMXQA_ERR_INVALID_ARGUMENT;
+  }
+  amxqa_answer_info info;
+  std::memset(&info, 0, sizeof info);
+  info.isa = s->isa;
+  if (info_out) *info_out = info;
+  if ((!q && qlen) || (!p && plen) || (streaming ? !sink.on_token : !out)) {
+    session_set_error(s, "amxqa_answer: %s is NULL",
+                      (!q && qlen) ? "question" : (!p && plen) ? "passage"
+                                                  : streaming  ? "on_token"
+                                                               : "out");
+    return AMXQA_ERR_NULL_ARGUMENT;
+  }
+  if (qlen == 0) {
+    session_set_error(s, "amxqa_answer: the question is empty");
+    return AMXQA_ERR_EMPTY_QUESTION;
+  }
+  const Question in{q, qlen, p ? p : "", plen};
+  const amxqa_model& m = *s->model;
+  const uint64_t t0 = now_ns();
+
+  // Tokenise. encode() returns the count the text needs even past the cap.
+  const size_t nq = encode(m.tok, q, qlen, s->q_ids, nullptr, s->opt.max_question_tokens);
+  info.question_tokens = static_cast<uint32_t>(nq > UINT32_MAX ? UINT32_MAX : nq);
+  if (nq > s->opt.max_question_tokens) {
+    if (info_out) *info_out = info;
+    session_set_error(s, "question needs %zu tokens, the session allows %u", nq,
+                      s->opt.max_question_tokens);
+    return AMXQA_ERR_QUESTION_TOO_LONG;
+  }
+  // Offsets are uint32: a passage over 4 GiB is too long whatever its tokens.
+  const size_t np = plen > UINT32_MAX ? SIZE_MAX
+                                      : encode(m.tok, in.p, plen, s->pass_ids, s->pass_off,
+                                               s->opt.max_passage_tokens);
+  info.passage_tokens = static_cast<uint32_t>(np > UINT32_MAX ? UINT32_MAX : np);
+  if (np > s->opt.max_passage_tokens) {
+    if (info_out) *info_out = info;
+    session_set_error(s, "passage needs %zu tokens (or over 4 GiB), the session allows %u", np,
+                      s->opt.max_passage_tokens);
+    return AMXQA_ERR_PASSAGE_TOO_LONG;
+  }
+  const uint32_t n = static_cast<uint32_t>(np);
+
+  prefill_prompt(s, static_cast<uint32_t>(nq), n);
+  const uint64_t t1 = now_ns();
+  const Outcome r = s->opt.extractive ? decode_extractive(s, in, n, sink) : decode_free(s, sink);
+  const uint64_t t2 = now_ns();
+
+  info.prefill_ns = t1 - t0;
+  info.decode_ns = t2 - t1;
+  info.abstained = r.abstained;
+  info.stopped_on_eot = r.eot;
+  info.answer_tokens = r.answer_tokens;
+  info.mean_logprob = r.steps ? static_cast<float>(r.logprob_sum / r.steps) : 0.f;
+  if (s->opt.extractive && !r.abstained && r.answer_tokens > 0) {
+    const Span sp = candidate_span(s, in.p, plen, n, r.answer_tokens);
+    info.span_begin = sp.begin;
+    info.span_end = sp.end;
+  }
+  if (info_out) *info_out = info;
+  if (r.cancelled) {
+    session_set_error(s, "amxqa_answer_stream: cancelled by the callback");
+    return AMXQA_ERR_CANCELLED;
+  }
+  if (!streaming && !write_answer(s, in, info, r, out, outcap)) {
+    session_set_error(s, "answer does not fit in %zu bytes of output", outcap);
+    return AMXQA_ERR_OUTPUT_TOO_SMALL;
+  }
+  return AMXQA_OK;
+}
+
+}  // namespace
+}  // namespace amxqa
+
+extern "C" {
+
+AMXQA_API amxqa_status amxqa_answer(amxqa_session* session, const char* question, size_t qlen,
+                                    const char* passage, size_t plen, char* out, size_t outcap,
+                                    amxqa_answer_info* info) {
+  return amxqa::run(session, question, qlen, passage, plen, amxqa::Sink{}, out, outcap, false,
+                    info);
+}
+
+AMXQA_API amxqa_status amxqa_answer_stream(amxqa_session* session, const char* question,
+                                           size_t qlen, const char* passage, size_t plen,
+                                           amxqa_token_fn on_token, void* user,
+                                           amxqa_answer_info* info) {
+  amxqa::Sink sink;
+  sink.on_token = on_token;
+  sink.user = user;
+  return amxqa::run(session, question, qlen, passage, plen, sink, nullptr, 0, true, info);
+}
+
+}  // extern "C"

@@ -1,0 +1,131 @@
+// decode.cpp — see decode.h. The allowed list is de-duplicated with the
+// session's vocabulary bitmap, whose bits are cleared again right after use,
+// so a step costs O(candidates), never O(V).
+#include "session/decode.h"
+
+#include <cmath>
+
+namespace amxqa {
+namespace {
+
+bool is_ascii_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+// Appends id to s->allowed[n] unless already there; returns the new count.
+size_t add_unique(amxqa_session* s, size_t n, uint32_t id) {
+  uint8_t& byte = s->seen[id >> 3];
+  const uint8_t bit = static_cast<uint8_t>(1u << (id & 7));
+  if (byte & bit) return n;
+  byte |= bit;
+  s->allowed[n] = id;
+  return n + 1;
+}
+
+void clear_seen(amxqa_session* s, size_t n) {
+  for (size_t i = 0; i < n; ++i) s->seen[s->allowed[i] >> 3] = 0;
+}
+
+// The argmax over the allowed entries (ties: lower id) and its log-softmax
+// over them. NaN logits (only a broken model has them) never win and are left
+// out of the sum; if every logit is NaN the first allowed id is taken.
+template <class Logit, class Id, class Ok>
+Choice argmax_logprob(size_t n, Logit logit, Id id_of, Ok ok) {
+  Choice c;
+  bool have = false, any = false;
+  float best = -INFINITY;
+  for (size_t i = 0; i < n; ++i) {
+    if (!ok(i)) continue;
+    if (!any) c.id = id_of(i), any = true;
+    const float z = logit(i);
+    if (std::isnan(z)) continue;
+    if (!have || z > best || (z == best && id_of(i) < c.id)) {
+      best = z;
+      c.id = id_of(i);
+      have = true;
+    }
+  }
+  if (!have) {
+    c.logprob = -INFINITY;
+    return c;
+  }
+  double sum = 0.0;
+  for (size_t i = 0; i < n; ++i)
+    if (ok(i) && !std::isnan(logit(i))) sum += std::exp(double(logit(i)) - double(best));
+  c.logprob = static_cast<float>(-std::log(sum));
+  return c;
+}
+
+}  // namespace
+
+bool token_generatable(const amxqa_session* s, uint32_t id) {
+  const amxqa_model& m = *s->model;
+  if (id >= m.vocab_size) return false;
+  if (id == m.pad || id == m.bos || id == m.ans || id == m.eot || id == m.abstain) return false;
+  return !s->opt.use_vocab_mask || vocab_allowed(m, id);
+}
+
+size_t allowed_first(amxqa_session* s, uint32_t n_pass, size_t* n_span) {
+  size_t n = 0;
+  for (uint32_t i = 0; i < n_pass; ++i)
+    if (token_generatable(s, s->pass_ids[i])) n = add_unique(s, n, s->pass_ids[i]);
+  clear_seen(s, n);
+  *n_span = n;
+  s->allowed[n++] = s->model->abstain;
+  return n;
+}
+
+size_t allowed_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, size_t* n_span) {
+  size_t n = 0;
+  for (uint32_t c = 0; c < n_cand; ++c) {
+    const uint32_t i = s->cand[c] + 1;
+    if (i < n_pass && token_generatable(s, s->pass_ids[i])) n = add_unique(s, n, s->pass_ids[i]);
+  }
+  clear_seen(s, n);
+  *n_span = n;
+  s->allowed[n++] = s->model->eot;
+  return n;
+}
+
+Choice pick_allowed(const uint32_t* ids, const float* logits, size_t n) {
+  return argmax_logprob(
+      n, [&](size_t i) { return logits[i]; }, [&](size_t i) { return ids[i]; },
+      [](size_t) { return true; });
+}
+
+Choice pick_free(const amxqa_session* s, const float* logits, uint32_t step) {
+  const uint32_t terminal = step == 1 ? s->model->abstain : s->model->eot;
+  return argmax_logprob(
+      s->dim.V, [&](size_t i) { return logits[i]; }, [](size_t i) { return uint32_t(i); },
+      [&](size_t i) { return i == terminal || token_generatable(s, uint32_t(i)); });
+}
+
+uint32_t candidates_first(amxqa_session* s, uint32_t n_pass, uint32_t id) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < n_pass; ++i)
+    if (s->pass_ids[i] == id) s->cand[n++] = i;
+  return n;
+}
+
+uint32_t candidates_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, uint32_t id) {
+  uint32_t n = 0;
+  for (uint32_t c = 0; c < n_cand; ++c) {
+    const uint32_t i = s->cand[c] + 1;
+    if (i < n_pass && s->pass_ids[i] == id) s->cand[n++] = i;
+  }
+  return n;
+}
+
+Span candidate_span(const amxqa_session* s, const char* passage, size_t plen, uint32_t n_pass,
+                    uint32_t n_tokens) {
+  Span sp;
+  const uint32_t last = s->cand[0];  // candidates stay ascending: cand[0] is the earliest
+  const uint32_t first = last + 1 - n_tokens;
+  sp.begin = s->pass_off[first];
+  sp.end = last + 1 < n_pass ? s->pass_off[last + 1] : plen;
+  while (sp.begin < sp.end && is_ascii_space(passage[sp.begin])) ++sp.begin;
+  while (sp.end > sp.begin && is_ascii_space(passage[sp.end - 1])) --sp.end;
+  return sp;
+}
+
+}  // namespace amxqa

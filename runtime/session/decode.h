@@ -1,0 +1,52 @@
+// decode.h — greedy decoding rules of schemas/MODEL.md "Decoding": which ids
+// each step allows (the extractive candidate-set constraint, or every
+// unmasked id in free mode), the argmax with its log-probability over the
+// allowed set, and the passage span the candidates point at.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "session/session.h"
+
+namespace amxqa {
+
+// May `id` be generated as an ordinary (non-special) token: never PAD, BOS,
+// ANS, EOT or ABSTAIN (those are added by the step rules), and, with
+// use_vocab_mask, only ids the model's vocabulary mask allows.
+bool token_generatable(const amxqa_session* s, uint32_t id);
+
+// Extractive step 1: the distinct generatable passage ids, then ABSTAIN, into
+// s->allowed. Returns the count including ABSTAIN; *n_span = count without it.
+size_t allowed_first(amxqa_session* s, uint32_t n_pass, size_t* n_span);
+
+// Extractive step m > 1: the distinct generatable t_{i+1} for i in the
+// candidates (i + 1 < n), then EOT. Returns the count including EOT.
+size_t allowed_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, size_t* n_span);
+
+struct Choice {
+  uint32_t id = 0;
+  float logprob = 0.f;  // log-softmax of the chosen id over the allowed set
+};
+
+// Argmax over ids[i] with logits[i] (ties: lower id).
+Choice pick_allowed(const uint32_t* ids, const float* logits, size_t n);
+
+// Free mode: argmax over every generatable id of logits[V], plus ABSTAIN at
+// step 1 or EOT at later steps.
+Choice pick_free(const amxqa_session* s, const float* logits, uint32_t step);
+
+// Candidates after step 1: every i with t_i == id, ascending. Returns count.
+uint32_t candidates_first(amxqa_session* s, uint32_t n_pass, uint32_t id);
+
+// Candidates after step m > 1: {i + 1 : i in C, t_{i+1} == id}, in place, ascending.
+uint32_t candidates_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, uint32_t id);
+
+// Bytes [begin, end) of the earliest candidate span of n_tokens tokens,
+// with ASCII white space trimmed at both ends.
+struct Span {
+  uint64_t begin = 0, end = 0;
+};
+Span candidate_span(const amxqa_session* s, const char* passage, size_t plen, uint32_t n_pass,
+                    uint32_t n_tokens);
+
+}  // namespace amxqa

@@ -1,0 +1,264 @@
+// forward.cpp — schemas/MODEL.md "Forward pass" on the session's buffers.
+// One code path serves prefill (m rows, Kernels::matmul) and decode (m = 1,
+// Kernels::matvec): the only difference is the GEMM entry point, so the
+// incremental and the full-sequence forward agree by construction. The
+// per-row math is ops:: (shared with the trainer), never re-derived here.
+#include "session/forward.h"
+
+#include <cstring>
+
+#include "ops/ops.h"
+
+namespace amxqa {
+namespace {
+
+// Y = X · Wᵀ for m rows: the decode path (m = 1) is matvec, prefill is matmul.
+void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+          size_t ldy) {
+  if (m == 1)
+    k.matvec(w, X, Y);
+  else
+    k.matmul(w, X, ldx, m, Y, ldy);
+}
+
+WeightView f32_view(const float* data, uint32_t rows, uint32_t cols) {
+  WeightView w;
+  w.dtype = DType::f32;
+  w.layout = Layout::plain;
+  w.rows = rows;
+  w.cols = cols;
+  w.data = data;
+  return w;
+}
+
+// Element index of (r, c) in a weight's storage order.
+size_t storage_index(const WeightView& w, uint32_t r, uint32_t c) {
+  switch (w.layout) {
+    case Layout::vnni2: return (size_t(c / 2) * w.rows + r) * 2 + (c % 2);
+    case Layout::vnni4: return (size_t(c / 4) * w.rows + r) * 4 + (c % 4);
+    case Layout::plain: break;
+  }
+  return size_t(r) * w.cols + c;
+}
+
+// x_0 = tok_emb[id], dequantised to f32.
+void embed_row(const WeightView& w, uint32_t id, float* out) {
+  const float scale = (w.dtype == DType::i8 && w.scales) ? w.scales[id] : 1.f;
+  for (uint32_t c = 0; c < w.cols; ++c) {
+    const size_t i = storage_index(w, id, c);
+    switch (w.dtype) {
+      case DType::f32: out[c] = static_cast<const float*>(w.data)[i]; break;
+      case DType::bf16: out[c] = bf16_to_f32(static_cast<const uint16_t*>(w.data)[i]); break;
+      case DType::i8: out[c] = scale * float(static_cast<const int8_t*>(w.data)[i]); break;
+    }
+  }
+}
+
+void add_rows(float* x, const float* y, size_t m, size_t d, float g) {
+  for (size_t i = 0; i < m * d; ++i) x[i] += g * y[i];
+}
+
+void norm_rows(const float* x, const float* gain, size_t m, size_t d, float eps, float* y) {
+  for (size_t t = 0; t < m; ++t) ops::rmsnorm(x + t * d, gain, d, eps, y + t * d);
+}
+
+void relu2_rows(float* h, size_t m, size_t n, size_t ld) {
+  for (size_t t = 0; t < m; ++t) ops::relu2(h + t * ld, n, h + t * ld);
+}
+
+// Makes room for m more positions: when the buffer would overflow, only the
+// last W − 1 positions (all a new query can still see) are moved to the front.
+void kv_reserve(LayerState& st, const Dims& d, uint32_t m) {
+  if (st.kv_len + m <= d.kv_cap) return;
+  const uint32_t keep = st.kv_len < d.W - 1 ? st.kv_len : d.W - 1;
+  const uint32_t drop = st.kv_len - keep;
+  const size_t row = size_t(d.G) * d.hd;
+  std::memmove(st.kv_k, st.kv_k + drop * row, keep * row * sizeof(float));
+  std::memmove(st.kv_v, st.kv_v + drop * row, keep * row * sizeof(float));
+  st.kv_base += drop;
+  st.kv_len = keep;
+}
+
+void swa_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_t m) {
+  const Kernels& k = *s->kernels;
+  const Dims& d = s->dim;
+  BlockBuffers& b = s->blk;
+  const float theta = s->model->rope_theta;
+  const size_t kvw = size_t(d.G) * d.hd, aw = size_t(d.H) * d.hd;
+  gemm(k, lw.wq, b.u, d.d, m, b.q, d.qkv_w);
+  kv_reserve(st, d, m);
+  float* K = st.kv_k + size_t(st.kv_len) * kvw;
+  float* V = st.kv_v + size_t(st.kv_len) * kvw;
+  gemm(k, lw.wk, b.u, d.d, m, K, kvw);  // K/V go straight into the window buffer
+  gemm(k, lw.wv, b.u, d.d, m, V, kvw);
+  for (uint32_t t = 0; t < m; ++t) {
+    const uint32_t pos = s->pos + t;
+    for (uint32_t h = 0; h < d.H; ++h) ops::rope(b.q + t * d.qkv_w + h * d.hd, d.hd, pos, theta);
+    for (uint32_t g = 0; g < d.G; ++g) ops::rope(K + t * kvw + g * d.hd, d.hd, pos, theta);
+  }
+  st.kv_len += m;
+  const uint32_t group = d.H / d.G;
+  for (uint32_t t = 0; t < m; ++t) {
+    const uint32_t pos = s->pos + t;
+    const uint32_t lo = pos + 1 > d.W ? pos + 1 - d.W : 0;
+    const size_t first = lo - st.kv_base, n = pos - lo + 1;
+    for (uint32_t h = 0; h < d.H; ++h) {
+      const size_t g = h / group;
+      ops::swa_attend(b.q + t * d.qkv_w + h * d.hd, st.kv_k + first * kvw + g * d.hd, kvw,
+                      st.kv_v + first * kvw + g * d.hd, kvw, n, d.hd, b.probs,
+                      b.att + t * aw + h * d.hd);
+    }
+  }
+  gemm(k, lw.wo, b.att, aw, m, b.tmp, d.d);
+}
+
+void lin_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_t m) {
+  const Kernels& k = *s->kernels;
+  const Dims& d = s->dim;
+  BlockBuffers& b = s->blk;
+  const float eps = s->model->norm_eps;
+  const size_t aw = size_t(d.H) * d.hd;
+  gemm(k, lw.wq, b.u, d.d, m, b.q, d.qkv_w);
+  gemm(k, lw.wk, b.u, d.d, m, b.k, d.qkv_w);
+  gemm(k, lw.wv, b.u, d.d, m, b.v, d.qkv_w);
+  gemm(k, f32_view(lw.wa, d.H, d.d), b.u, d.d, m, b.z, d.H);
+  // The recurrence is sequential in t; the GEMMs around it are not.
+  for (uint32_t t = 0; t < m; ++t) {
+    for (uint32_t h = 0; h < d.H; ++h) {
+      const float a = ops::lin_decay(b.z[t * d.H + h] + lw.ba[h]);
+      float* o = b.att + t * aw + h * d.hd;
+      ops::lin_step(st.lin_S + size_t(h) * d.dk * d.hd, b.q + t * d.qkv_w + h * d.dk,
+                    b.k + t * d.qkv_w + h * d.dk, b.v + t * d.qkv_w + h * d.hd, a, d.dk, d.hd, o);
+      ops::rmsnorm(o, nullptr, d.hd, eps, o);
+    }
+  }
+  gemm(k, lw.wo, b.att, aw, m, b.tmp, d.d);
+}
+
+void dense_ffn(amxqa_session* s, const LayerWeights& lw, uint32_t m) {
+  const Kernels& k = *s->kernels;
+  const Dims& d = s->dim;
+  BlockBuffers& b = s->blk;
+  const uint32_t f = s->model->d_ff;
+  gemm(k, lw.w1, b.u, d.d, m, b.hid, d.ff_w);
+  relu2_rows(b.hid, m, f, d.ff_w);
+  gemm(k, lw.w2, b.hid, d.ff_w, m, b.tmp, d.d);
+  add_rows(b.x, b.tmp, m, d.d, 1.f);
+}
+
+// Routing decision of the block starting at position `start`, from the
+// windowed mean of the MoE inputs in the ring (which already holds `start`).
+void route(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_t start) {
+  const amxqa_model& md = *s->model;
+  const Dims& d = s->dim;
+  BlockBuffers& b = s->blk;
+  const uint32_t R = md.moe_route_window;
+  const uint32_t count = start + 1 < R ? start + 1 : R;
+  std::memset(b.stat, 0, d.d * sizeof(float));
+  for (uint32_t p = start + 1 - count; p <= start; ++p) {  // oldest first: a fixed order
+    const float* row = st.moe_ring + size_t(p % R) * d.d;
+    for (uint32_t i = 0; i < d.d; ++i) b.stat[i] += row[i];
+  }
+  for (uint32_t i = 0; i < d.d; ++i) b.stat[i] /= float(count);
+  s->kernels->matvec(f32_view(lw.router, md.moe_experts, d.d), b.stat, b.router);
+  ops::moe_route(b.router, md.moe_experts, md.moe_top_k, st.route_idx, st.route_gate);
+}
+
+void push_ring(const amxqa_model& md, LayerState& st, const float* v, uint32_t pos, uint32_t d) {
+  std::memcpy(st.moe_ring + size_t(pos % md.moe_route_window) * d, v, d * sizeof(float));
+}
+
+// The block's rows are cut at routing-block boundaries; each segment runs the
+// k chosen experts as GEMMs over all its rows.
+void moe_ffn(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_t m) {
+  const amxqa_model& md = *s->model;
+  const Kernels& k = *s->kernels;
+  const Dims& d = s->dim;
+  BlockBuffers& b = s->blk;
+  const uint32_t B = md.moe_route_block, f = md.moe_d_ff;
+  uint32_t t0 = 0;
+  while (t0 < m) {
+    const uint32_t pos0 = s->pos + t0;
+    const uint32_t left = B - pos0 % B;
+    const uint32_t t1 = m - t0 < left ? m : t0 + left;
+    push_ring(md, st, b.u + size_t(t0) * d.d, pos0, d.d);
+    if (pos0 % B == 0) route(s, lw, st, pos0);
+    for (uint32_t t = t0 + 1; t < t1; ++t) push_ring(md, st, b.u + size_t(t) * d.d, s->pos + t, d.d);
+    const uint32_t ms = t1 - t0;
+    for (uint32_t j = 0; j < md.moe_top_k; ++j) {
+      const uint32_t e = st.route_idx[j];
+      gemm(k, expert_view(lw.moe_w1, e, f), b.u + size_t(t0) * d.d, d.d, ms, b.hid, d.ff_w);
+      relu2_rows(b.hid, ms, f, d.ff_w);
+      gemm(k, expert_view(lw.moe_w2, e, d.d), b.hid, d.ff_w, ms, b.tmp, d.d);
+      add_rows(b.x + size_t(t0) * d.d, b.tmp, ms, d.d, st.route_gate[j]);
+    }
+    t0 = t1;
+  }
+}
+
+}  // namespace
+
+void forward_reset(amxqa_session* s) {
+  const Dims& d = s->dim;
+  s->pos = 0;
+  for (uint32_t l = 0; l < s->model->n_layers; ++l) {
+    LayerState& st = s->layers[l];
+    st.kv_base = st.kv_len = 0;
+    if (st.lin_S) std::memset(st.lin_S, 0, size_t(d.H) * d.dk * d.hd * sizeof(float));
+  }
+}
+
+void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_logits) {
+  const amxqa_model& md = *s->model;
+  const Dims& d = s->dim;
+  BlockBuffers& b = s->blk;
+  for (uint32_t t = 0; t < m; ++t) embed_row(md.tok_emb, ids[t], b.x + size_t(t) * d.d);
+  for (uint32_t l = 0; l < md.n_layers; ++l) {
+    const LayerWeights& lw = md.layers[l];
+    LayerState& st = s->layers[l];
+    norm_rows(b.x, lw.attn_norm, m, d.d, md.norm_eps, b.u);
+    if (lw.kind == 0)
+      swa_mixer(s, lw, st, m);
+    else
+      lin_mixer(s, lw, st, m);
+    add_rows(b.x, b.tmp, m, d.d, 1.f);
+    norm_rows(b.x, lw.ffn_norm, m, d.d, md.norm_eps, b.u);
+    if (lw.moe)
+      moe_ffn(s, lw, st, m);
+    else
+      dense_ffn(s, lw, m);
+  }
+  s->pos += m;
+  if (all_logits) {
+    for (uint32_t t = 0; t < m; ++t) {
+      ops::rmsnorm(b.x + size_t(t) * d.d, md.final_norm, d.d, md.norm_eps, b.xn);
+      readout_all(s, all_logits + size_t(t) * d.V);
+    }
+  }
+  ops::rmsnorm(b.x + size_t(m - 1) * d.d, md.final_norm, d.d, md.norm_eps, b.xn);
+}
+
+void readout_rows(amxqa_session* s, const uint32_t* ids, size_t n, float* out) {
+  if (n) s->kernels->rows_dot(s->model->tok_emb, ids, n, s->blk.xn, out);
+}
+
+void readout_all(amxqa_session* s, float* out) {
+  s->kernels->matvec(s->model->tok_emb, s->blk.xn, out);
+}
+
+amxqa_status forward_logits_for_test(amxqa_session* s, const uint32_t* ids, size_t n,
+                                     bool one_at_a_time, float* logits) {
+  if (!s || !ids || !logits) return AMXQA_ERR_NULL_ARGUMENT;
+  if (s->magic != kSessionMagic) return AMXQA_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; i < n; ++i)
+    if (ids[i] >= s->dim.V) return AMXQA_ERR_INVALID_ARGUMENT;
+  forward_reset(s);
+  const size_t step = one_at_a_time ? 1 : kPrefillRows;
+  for (size_t i = 0; i < n; i += step) {
+    const uint32_t m = static_cast<uint32_t>(n - i < step ? n - i : step);
+    forward_rows(s, ids + i, m, logits + i * s->dim.V);
+  }
+  return AMXQA_OK;
+}
+
+}  // namespace amxqa

@@ -1,0 +1,38 @@
+// forward.h — the model's forward pass over a session's state (schemas/MODEL.md
+// "Forward pass"): prefill in blocks of up to kPrefillRows tokens through
+// Kernels::matmul, decode one token through Kernels::matvec, and the tied
+// readout over a chosen set of rows.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "session/session.h"
+
+namespace amxqa {
+
+// Starts a new document: position 0, empty KV windows, zero lin states.
+void forward_reset(amxqa_session* s);
+
+// Runs m (1 ≤ m ≤ kPrefillRows) tokens at positions s->pos … s->pos + m − 1
+// and advances s->pos. Afterwards s->blk.xn holds RMSNorm(x; final_norm) of
+// the last row. If all_logits is non-null it receives m × V logits (every
+// row's full readout; tests only). m == 1 is the decode step (matvec).
+void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_logits);
+
+// Decode step: one token.
+inline void decode_step(amxqa_session* s, uint32_t id) { forward_rows(s, &id, 1, nullptr); }
+
+// out[i] = logit of ids[i] from s->blk.xn (only the rows asked for).
+void readout_rows(amxqa_session* s, const uint32_t* ids, size_t n, float* out);
+
+// out[V] = every logit from s->blk.xn.
+void readout_all(amxqa_session* s, float* out);
+
+// Test hook (tests/unit/test_session.cpp): runs ids[0..n) from position 0,
+// either in prefill blocks (one_at_a_time = false) or as n decode steps, and
+// writes the full logits of every position into logits[n × V]. Ids must be
+// < V. Not part of the public API; never allocates.
+amxqa_status forward_logits_for_test(amxqa_session* s, const uint32_t* ids, size_t n,
+                                     bool one_at_a_time, float* logits);
+
+}  // namespace amxqa

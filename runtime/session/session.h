@@ -1,0 +1,96 @@
+// session.h — struct amxqa_session: everything one answer needs, placed in
+// caller memory by amxqa_session_init() (session_layout.cpp). Every pointer
+// below points into that one block; nothing here is ever allocated.
+//
+// State that survives between tokens is constant in context length:
+//   swa layer: a K/V buffer of (window + prefill rows) positions,
+//   lin layer: the H × dk × hd state,
+//   MoE layer: a ring of the last R MoE inputs plus the current expert choice.
+// Only the per-passage-token buffers grow with max_passage_tokens.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "amxqa.h"
+#include "kernels/kernels.h"
+#include "model/model.h"
+
+namespace amxqa {
+
+constexpr uint32_t kSessionMagic = 0x53584d41;  // "AMXS" while usable
+constexpr uint32_t kPrefillRows = 64;           // M: rows per prefill block
+constexpr uint32_t kMaxSepTokens = 8;           // enc("\n\n") needs at most 2
+constexpr size_t kSessionAlign = 64;
+
+// Per-layer decoding state.
+struct LayerState {
+  // swa: positions [kv_base, kv_base + kv_len) at rows [0, kv_len) of kv_k / kv_v,
+  // each row G·hd floats. Kept contiguous (shifted, not wrapped) so that one
+  // ops::swa_attend call sees the whole window.
+  float* kv_k = nullptr;
+  float* kv_v = nullptr;
+  uint32_t kv_base = 0, kv_len = 0;
+  float* lin_S = nullptr;      // lin: H × dk × hd
+  float* moe_ring = nullptr;   // MoE: R × d, the input of position p at row p % R
+  uint32_t route_idx[kMaxTopK] = {};
+  float route_gate[kMaxTopK] = {};
+};
+
+// Activations of one prefill block (M rows; decode uses row 0 only).
+struct BlockBuffers {
+  uint32_t* ids = nullptr;  // M token ids
+  float* x = nullptr;       // M × d   residual stream
+  float* u = nullptr;       // M × d   normed input of the mixer / FFN
+  float* q = nullptr;       // M × qkv_w
+  float* k = nullptr;       // M × qkv_w
+  float* v = nullptr;       // M × qkv_w
+  float* att = nullptr;     // M × H·hd  mixer output before wo
+  float* hid = nullptr;     // M × ff_w  MLP / expert hidden
+  float* tmp = nullptr;     // M × d   mixer / FFN output
+  float* z = nullptr;       // M × H   lin decay logits
+  float* probs = nullptr;   // window  attention weights
+  float* stat = nullptr;    // d       MoE routing statistic
+  float* router = nullptr;  // E       router logits
+  float* xn = nullptr;      // d       final-normed last row (readout input)
+};
+
+// Derived dimensions, fixed at init.
+struct Dims {
+  uint32_t d = 0, H = 0, G = 0, hd = 0, dk = 0, W = 0, V = 0;
+  uint32_t qkv_w = 0;  // H · max(hd, dk)
+  uint32_t ff_w = 0;   // max(d_ff, moe_d_ff)
+  uint32_t kv_cap = 0; // W + M positions per swa layer
+};
+
+}  // namespace amxqa
+
+struct amxqa_session {
+  uint32_t magic;
+  const amxqa_model* model;
+  amxqa_session_options opt;
+  const amxqa::Kernels* kernels;
+  amxqa_isa isa;
+  amxqa::Dims dim;
+  uint32_t pos;  // next position to run (tokens consumed so far)
+  amxqa::LayerState layers[amxqa::kMaxLayers];
+  amxqa::BlockBuffers blk;
+  float* logits;          // V floats: readout of the allowed rows (or all rows)
+  // Per passage token (16 bytes each).
+  uint32_t* pass_ids;     // max_passage_tokens
+  uint32_t* pass_off;     // byte offset of each passage token
+  uint32_t* cand;         // candidate end positions of the current span
+  uint32_t* allowed;      // max_passage_tokens + 2 ids allowed at this step
+  uint32_t* q_ids;        // max_question_tokens
+  uint32_t* ans_ids;      // max_answer_tokens
+  uint8_t* seen;          // ceil(V / 8): de-duplicates allowed ids
+  uint32_t sep_ids[amxqa::kMaxSepTokens];
+  uint32_t n_sep;
+  char error[256];
+};
+
+namespace amxqa {
+
+// printf-style message for amxqa_last_error(session); never allocates.
+void session_set_error(amxqa_session* s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+}  // namespace amxqa
