@@ -1,7 +1,20 @@
-# AMXQA_SANITIZE=address;undefined (or thread) builds everything with those sanitizers.
+# AMXQA_SANITIZE="address;undefined" (or "thread", "undefined", ...) builds
+# everything -- library, tools, tests -- with those sanitizers and defines
+# AMXQA_SANITIZED=1 so tests can tell. Errors are fatal (-fno-sanitize-recover)
+# so CTest sees a failing exit code, not just a log line.
 if(AMXQA_SANITIZE)
+  set(_amxqa_known address undefined thread leak memory)
+  foreach(_s ${AMXQA_SANITIZE})
+    if(NOT _s IN_LIST _amxqa_known)
+      message(FATAL_ERROR "AMXQA_SANITIZE: unknown sanitizer '${_s}' (known: ${_amxqa_known})")
+    endif()
+  endforeach()
+  if("address" IN_LIST AMXQA_SANITIZE AND "thread" IN_LIST AMXQA_SANITIZE)
+    message(FATAL_ERROR "AMXQA_SANITIZE: address and thread cannot be combined")
+  endif()
   string(REPLACE ";" "," _amxqa_san "${AMXQA_SANITIZE}")
   add_compile_options(-fsanitize=${_amxqa_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${_amxqa_san})
   add_compile_definitions(AMXQA_SANITIZED=1)
+  message(STATUS "amxqa: sanitizers ${_amxqa_san}")
 endif()
