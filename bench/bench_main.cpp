@@ -1,0 +1,220 @@
+// main() of amxqa-bench. Every bench_*.cpp holds only benchmarks; this file
+// runs them and writes the per-CPU result files.
+//
+//   amxqa-bench [--quick] [--out-dir DIR] [--no-report] [--benchmark_* flags]
+//   amxqa-bench compare A.json B.json
+//
+// A run has two phases. Phase 1 measures the machine's ceilings (compute
+// peaks, read bandwidth by buffer size: report/rooflines.h); phase 2 runs
+// everything else, whose counters then include roofline fractions. Afterwards
+// bench/results/<cpu-id>.{json,md,svg} are written (report/report_files.h).
+//
+// --quick: short minimum times, one repetition, a few passages: well under a
+// minute. Otherwise: 5 repetitions reported as aggregates (medians are used).
+// Explicit --benchmark_min_time / --benchmark_repetitions /
+// --benchmark_report_aggregates_only flags win over both defaults.
+//
+// libamxqa is a one-core library, so figures are taken on one core: pinning
+// stops the scheduler from migrating the thread mid-measurement (cold caches,
+// frequency changes). The core is AMXQA_BENCH_CPU if set, else the first core
+// this process may already run on (respects taskset / cgroup limits).
+#include <benchmark/benchmark.h>
+#include <sched.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "report/bench_options.h"
+#include "report/capture_reporter.h"
+#include "report/compare.h"
+#include "report/cpu_identity.h"
+#include "report/report_files.h"
+#include "report/rooflines.h"
+#include "report/summary.h"
+#include "support/rss_probe.h"
+
+#ifndef AMXQA_SOURCE_DIR
+#define AMXQA_SOURCE_DIR "."
+#endif
+
+using namespace amxqa::bench;
+
+namespace {
+
+int choose_cpu() {
+  if (const char* env = std::getenv("AMXQA_BENCH_CPU")) {
+    char* end = nullptr;
+    const long cpu = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && cpu >= 0 && cpu < CPU_SETSIZE) return static_cast<int>(cpu);
+    std::fprintf(stderr, "amxqa-bench: ignoring AMXQA_BENCH_CPU=%s (not a core number)\n", env);
+  }
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &allowed)) return cpu;
+    }
+  }
+  return 0;
+}
+
+void pin_to_one_core() {
+  const int cpu = choose_cpu();
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (sched_setaffinity(0, sizeof one, &one) == 0) {
+    benchmark::AddCustomContext("pinned_cpu", std::to_string(cpu));
+  } else {
+    std::perror("amxqa-bench: sched_setaffinity (running unpinned)");
+    benchmark::AddCustomContext("pinned_cpu", "none");
+  }
+}
+
+bool starts_with(const char* s, const char* prefix) {
+  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
+}
+
+void print_help() {
+  benchmark::PrintDefaultHelp();
+  std::fprintf(
+      stdout,
+      "amxqa-bench options:\n"
+      "  --quick            short run (< 60 s): small min time, 1 repetition, few passages\n"
+      "  --out-dir DIR      where <cpu-id>.json/.md/.svg go (default %s/bench/results)\n"
+      "  --no-report        do not write result files\n"
+      "  compare A.json B.json   summary keys side by side with B/A\n"
+      "env: AMXQA_BENCH_CPU (core), AMXQA_DATA (data root), AMXQA_BENCH_MODEL (model file)\n",
+      AMXQA_SOURCE_DIR);
+}
+
+// Strips our own flags from argv into run_options(); returns the rest, with
+// the mode's Google Benchmark defaults added where the user gave none.
+std::vector<std::string> parse_options(int argc, char** argv, std::string* error) {
+  RunOptions& o = run_options();
+  o.out_dir = std::string(AMXQA_SOURCE_DIR) + "/bench/results";
+  std::vector<std::string> rest{argv[0]};
+  bool min_time = false, reps = false, aggregates = false;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (!std::strcmp(a, "--quick")) {
+      o.quick = true;
+    } else if (!std::strcmp(a, "--no-report")) {
+      o.report = false;
+    } else if (!std::strcmp(a, "--out-dir")) {
+      if (i + 1 >= argc)
+        *error = "--out-dir needs a directory";
+      else
+        o.out_dir = argv[++i];
+    } else if (starts_with(a, "--out-dir=")) {
+      o.out_dir = a + std::strlen("--out-dir=");
+    } else {
+      min_time |= starts_with(a, "--benchmark_min_time");
+      reps |= starts_with(a, "--benchmark_repetitions");
+      aggregates |= starts_with(a, "--benchmark_report_aggregates_only");
+      rest.push_back(a);
+    }
+  }
+  if (o.out_dir.empty()) *error = "--out-dir is empty";
+  if (o.quick) {
+    if (!min_time) rest.push_back("--benchmark_min_time=0.01");
+    if (!reps) rest.push_back("--benchmark_repetitions=1");
+  } else {
+    if (!min_time) rest.push_back("--benchmark_min_time=0.2");
+    if (!reps) rest.push_back("--benchmark_repetitions=5");
+    if (!aggregates) rest.push_back("--benchmark_report_aggregates_only=true");
+  }
+  return rest;
+}
+
+std::string load_average() {
+  char buf[64] = {};
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (!std::fgets(buf, sizeof buf, f)) buf[0] = '\0';
+    std::fclose(f);
+  }
+  std::string s(buf);
+  const size_t third_space = s.find(' ', s.find(' ', s.find(' ') + 1) + 1);
+  return third_space == std::string::npos ? s : s.substr(0, third_space);
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+int write_report(const CaptureReporter& reporter, const CpuIdentity& cpu, const RunInfo& run) {
+  const Summary summary = make_summary(reporter, cpu);
+  std::vector<std::string> written;
+  std::string error;
+  if (!write_report_files(run_options().out_dir, cpu, summary, reporter, run, &written, &error)) {
+    std::fprintf(stderr, "amxqa-bench: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("\nsummary (%s, backend %s):\n", summary.cpu.c_str(), summary.backend.c_str());
+  for (const auto& [k, v] : summary_numbers(summary)) std::printf("  %-22s %.6g\n", k, v);
+  for (const auto& [label, gbs] : summary.bw_gbs)
+    std::printf("  bw_gbs.%-15s %.6g\n", label.c_str(), gbs);
+  for (const std::string& path : written) std::printf("wrote %s\n", path.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && !std::strcmp(argv[1], "compare")) return compare_main(argc - 2, argv + 2);
+  if (argc >= 2 && !std::strcmp(argv[1], "rss-probe")) return rss_probe_main(argc - 1, argv + 1);
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      print_help();
+      return 0;
+    }
+
+  std::string error;
+  std::vector<std::string> args = parse_options(argc, argv, &error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "amxqa-bench: %s\n", error.c_str());
+    return 2;
+  }
+  RunInfo run;
+  run.quick = quick_mode();
+  for (int i = 0; i < argc; ++i) run.command_line += (i ? " " : "") + std::string(argv[i]);
+  run.started_utc = utc_now();
+  run.load_average_start = load_average();
+  const auto t0 = std::chrono::steady_clock::now();
+
+  // Identity first: the commit and AMX verdict of the code that is measured.
+  const CpuIdentity cpu = query_cpu_identity();
+  pin_to_one_core();
+  run_late_registrations();
+  std::vector<char*> bargv;
+  for (std::string& a : args) bargv.push_back(a.data());
+  bargv.push_back(nullptr);
+  int bargc = static_cast<int>(args.size());
+  benchmark::Initialize(&bargc, bargv.data(), print_help);
+  if (benchmark::ReportUnrecognizedArguments(bargc, bargv.data())) return 1;
+
+  CaptureReporter reporter;
+  // Phase 1: the ceilings. Phase 2: the user's filter, or everything else.
+  benchmark::RunSpecifiedBenchmarks(&reporter, kRooflineFilter);
+  fill_rooflines(reporter);
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  const bool everything = filter.empty() || filter == "." || filter == "all";
+  benchmark::RunSpecifiedBenchmarks(
+      &reporter, everything ? std::string("-") + kRooflineFilter : filter);  // "-": negated
+  benchmark::Shutdown();
+
+  run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.harness_peak_rss_bytes = self_peak_rss_bytes();
+  run.load_average_end = load_average();
+  return run_options().report ? write_report(reporter, cpu, run) : 0;
+}

@@ -1,0 +1,23 @@
+// bench_options.h — the harness's own command-line choices, parsed by main()
+// before benchmark::Initialize and read by the benchmark files (a quick run
+// bounds its passage counts and training steps).
+#pragma once
+#include <string>
+
+namespace amxqa::bench {
+
+struct RunOptions {
+  bool quick = false;   // --quick: the whole run in well under a minute
+  bool report = true;   // --no-report: skip writing bench/results files
+  std::string out_dir;  // --out-dir DIR (default <repo>/bench/results)
+};
+
+RunOptions& run_options();
+inline bool quick_mode() { return run_options().quick; }
+
+// Benchmarks whose shape depends on the options (iteration counts, sizes)
+// register from a callback that main() runs after parsing them.
+void add_late_registration(void (*register_fn)());
+void run_late_registrations();
+
+}  // namespace amxqa::bench

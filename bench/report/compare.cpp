@@ -1,0 +1,104 @@
+// compare.cpp — see compare.h.
+#include "report/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "report/json_reader.h"
+
+namespace amxqa::bench {
+namespace {
+
+std::string cell(const Json* v) {
+  if (!v || v->kind == Json::Kind::null) return "null";
+  if (v->is_string()) return v->str;
+  if (v->is_number()) {
+    char buf[40];
+    if (v->num == std::floor(v->num) && std::fabs(v->num) < 1e15)
+      std::snprintf(buf, sizeof buf, "%.0f", v->num);  // byte counts in full
+    else
+      std::snprintf(buf, sizeof buf, "%.6g", v->num);
+    return buf;
+  }
+  if (v->kind == Json::Kind::boolean) return v->b ? "true" : "false";
+  return "(object)";
+}
+
+std::string ratio(const Json* a, const Json* b) {
+  if (!a || !b || !a->is_number() || !b->is_number() || a->num == 0.0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", b->num / a->num);
+  return buf;
+}
+
+struct Line {
+  std::string key;
+  const Json* a;
+  const Json* b;
+};
+
+}  // namespace
+
+int compare_main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: amxqa-bench compare A.json B.json\n");
+    return 2;
+  }
+  Json docs[2];
+  for (int i = 0; i < 2; ++i) {
+    try {
+      docs[i] = parse_json(read_file_maybe_gz(argv[i]));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "amxqa-bench compare: %s: %s\n", argv[i], e.what());
+      return 2;
+    }
+    const Json* s = docs[i].get("summary");
+    if (!s || s->kind != Json::Kind::object) {
+      std::fprintf(stderr, "amxqa-bench compare: %s has no \"summary\" object\n", argv[i]);
+      return 2;
+    }
+  }
+  const Json& sa = *docs[0].get("summary");
+  const Json& sb = *docs[1].get("summary");
+  // Keys in A's order, then any that only B has; objects (bw_gbs) one row per member.
+  std::vector<Line> lines;
+  auto add = [&](const std::string& key, const Json* a, const Json* b) {
+    const Json& any = a ? *a : *b;
+    if (any.kind == Json::Kind::object) {
+      std::vector<std::string> members;
+      for (const Json* o : {a, b})
+        if (o && o->kind == Json::Kind::object)
+          for (const auto& f : o->fields) {
+            bool seen = false;
+            for (const auto& m : members) seen |= m == f.first;
+            if (!seen) members.push_back(f.first);
+          }
+      for (const auto& m : members)
+        lines.push_back({key + "." + m, a ? a->get(m) : nullptr, b ? b->get(m) : nullptr});
+    } else {
+      lines.push_back({key, a, b});
+    }
+  };
+  for (const auto& f : sa.fields) add(f.first, &f.second, sb.get(f.first));
+  for (const auto& f : sb.fields)
+    if (!sa.get(f.first)) add(f.first, nullptr, &f.second);
+
+  size_t wk = 3, wa = 1, wb = 1;
+  for (const Line& l : lines) {
+    wk = std::max(wk, l.key.size());
+    wa = std::max(wa, cell(l.a).size());
+    wb = std::max(wb, cell(l.b).size());
+  }
+  std::printf("A: %s\nB: %s\n\n", argv[0], argv[1]);
+  std::printf("%-*s  %*s  %*s  %8s\n", int(wk), "key", int(wa), "A", int(wb), "B", "B/A");
+  for (const Line& l : lines)
+    std::printf("%-*s  %*s  %*s  %8s\n", int(wk), l.key.c_str(), int(wa), cell(l.a).c_str(),
+                int(wb), cell(l.b).c_str(), ratio(l.a, l.b).c_str());
+  return 0;
+}
+
+}  // namespace amxqa::bench

@@ -1,0 +1,382 @@
+// report_files.cpp — see report_files.h.
+#include "report/report_files.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "report/json_writer.h"
+#include "report/rooflines.h"
+#include "support/reference_model.h"
+
+namespace amxqa::bench {
+namespace {
+
+std::string fmt(double v, const char* f = "%.4g") {
+  if (!std::isfinite(v)) return "—";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Whole-looking figures (tok/s, bytes) in full, small ones to 4 digits.
+std::string fmt_num(double v) {
+  if (!std::isfinite(v)) return "—";
+  return std::fabs(v) >= 1000 ? fmt(v, "%.0f") : fmt(v, "%.4g");
+}
+
+std::string fmt_bytes(double v) {
+  if (!std::isfinite(v)) return "—";
+  char buf[64];
+  if (v >= 1 << 20)
+    std::snprintf(buf, sizeof buf, "%.2f MiB", v / (1 << 20));
+  else if (v >= 1 << 10)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", v / (1 << 10));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f B", v);
+  return buf;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
+  }
+  return o;
+}
+
+double counter(const BenchResult* r, const char* name) {
+  if (!r) return std::nan("");
+  auto it = r->counters.find(name);
+  return it == r->counters.end() ? std::nan("") : it->second;
+}
+
+// The run with the largest roofline_frac among names starting with prefix.
+const BenchResult* best_with_prefix(const CaptureReporter& runs, const std::string& prefix) {
+  const BenchResult* best = nullptr;
+  for (const BenchResult& r : runs.results()) {
+    if (r.name.compare(0, prefix.size(), prefix) != 0) continue;
+    const BenchResult* rep = runs.find(r.name);
+    if (rep && counter(rep, "roofline_frac") > (best ? counter(best, "roofline_frac") : -1.0))
+      best = rep;
+  }
+  return best;
+}
+
+void write_summary(JsonWriter& j, const Summary& s) {
+  j.begin_object();
+  j.key("cpu").value(s.cpu);
+  j.key("backend").value(s.backend);
+  auto numbers = summary_numbers(s);
+  j.key("peak_fp32_gflops").value(numbers[0].second);
+  j.key("peak_bf16_gflops").value(numbers[1].second);
+  j.key("bw_gbs").begin_object();
+  for (const auto& [label, gbs] : s.bw_gbs) j.key(label).value(gbs);
+  j.end_object();
+  for (size_t i = 2; i < numbers.size(); ++i) j.key(numbers[i].first).value(numbers[i].second);
+  j.end_object();
+}
+
+}  // namespace
+
+std::string render_json(const CpuIdentity& cpu, const Summary& s, const CaptureReporter& runs,
+                        const RunInfo& run) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("schema").value("amxqa-bench/1");
+  j.key("cpu_id").value(cpu.cpu_id);
+  j.key("run").begin_object();
+  j.key("mode").value(run.quick ? "quick" : "full");
+  j.key("started_utc").value(run.started_utc);
+  j.key("command_line").value(run.command_line);
+  j.key("wall_seconds").value(run.wall_seconds);
+  j.key("harness_peak_rss_bytes").value(static_cast<int64_t>(run.harness_peak_rss_bytes));
+  j.key("load_average_start").value(run.load_average_start);
+  j.key("load_average_end").value(run.load_average_end);
+  j.end_object();
+
+  j.key("cpu").begin_object();
+  j.key("vendor").value(cpu.vendor);
+  j.key("model_name").value(cpu.model_name);
+  j.key("cpuinfo_package").value(cpu.package_name);
+  j.key("family").value(static_cast<uint64_t>(cpu.family));
+  j.key("model").value(static_cast<uint64_t>(cpu.model));
+  j.key("stepping").value(static_cast<uint64_t>(cpu.stepping));
+  j.key("cores").value(static_cast<uint64_t>(cpu.cores));
+  j.key("logical_processors").value(static_cast<uint64_t>(cpu.logical_processors));
+  j.key("cache_bytes").begin_object();
+  j.key("l1d").value(cpu.l1d_bytes);
+  j.key("l2").value(cpu.l2_bytes);
+  j.key("l3").value(cpu.l3_bytes);
+  j.end_object();
+  j.key("isa_flags").begin_object();
+  for (const auto& [name, on] : cpu.isa_flags) j.key(name).value(on);
+  j.end_object();
+  j.key("amx").begin_object();
+  j.key("usable").value(cpu.amx_usable);
+  j.key("reason").value(cpu.amx_reason);
+  j.end_object();
+  j.key("best_isa").value(cpu.best_isa);
+  j.key("AMXQA_MAX_ISA").value(cpu.max_isa_env);
+  j.end_object();
+
+  j.key("build").begin_object();
+  j.key("git_commit").value(cpu.git_commit);
+  j.key("git_dirty").value(cpu.git_dirty);
+  j.key("compiler").value(cpu.compiler);
+  j.key("cxx_flags").value(cpu.cxx_flags);
+  j.key("build_type").value(cpu.build_type);
+  j.end_object();
+
+  const Rooflines& r = rooflines();
+  j.key("rooflines").begin_object();
+  j.key("fp32_avx2_gflops").value(r.fp32_avx2_gflops > 0 ? r.fp32_avx2_gflops : std::nan(""));
+  j.key("fp32_avx512_gflops").value(r.fp32_avx512_gflops > 0 ? r.fp32_avx512_gflops : std::nan(""));
+  j.key("bf16_dot_gflops").value(r.bf16_gflops > 0 ? r.bf16_gflops : std::nan(""));
+  j.key("int8_vnni_gops").value(r.int8_gops > 0 ? r.int8_gops : std::nan(""));
+  j.key("amx_bf16_gflops").value(r.amx_bf16_gflops > 0 ? r.amx_bf16_gflops : std::nan(""));
+  j.key("read_bw_gbs").begin_object();
+  for (const auto& [bytes, gbs] : r.read_gbs) j.key(size_label(bytes)).value(gbs);
+  j.end_object();
+  j.end_object();
+
+  j.key("model").begin_object();
+  if (const ReferenceModel* m = reference_model_if_built()) {
+    j.key("source").value(m->source);
+    j.key("mapped_bytes").value(static_cast<uint64_t>(m->size));
+    j.key("weight_dtype").value(m->info.weight_dtype);
+    j.key("param_count").value(m->info.param_count);
+    j.key("active_param_count").value(m->info.active_param_count);
+    j.key("layer_kinds").value(m->info.layer_kinds);
+    j.key("decode_weight_bytes_per_token")
+        .value(static_cast<uint64_t>(decode_weight_bytes(*m->model, 8)));
+  }
+  const BenchResult* answer = runs.find("BM_model_answer_auto");
+  j.key("session_bytes_4096_tokens").value(counter(answer, "session_bytes"));
+  j.key("answer_peak_rss_bytes").value(counter(answer, "peak_rss_bytes"));
+  j.key("answers").value(counter(answer, "answers"));
+  j.key("answer_p90_ms").value(counter(answer, "p90_ms"));
+  j.key("answer_p50_wall_ms").value(counter(answer, "p50_wall_ms"));
+  j.key("answer_p99_wall_ms").value(counter(answer, "p99_wall_ms"));
+  j.end_object();
+
+  j.key("benchmarks").begin_array();
+  for (const BenchResult& b : runs.results()) {
+    j.begin_object();
+    j.key("name").value(b.name);
+    if (!b.aggregate.empty()) j.key("aggregate").value(b.aggregate);
+    j.key("iterations").value(b.iterations);
+    j.key("repetitions").value(b.repetitions);
+    j.key("real_time").value(b.real_time);
+    j.key("cpu_time").value(b.cpu_time);
+    j.key("time_unit").value(b.time_unit);
+    if (!b.label.empty()) j.key("label").value(b.label);
+    if (!b.error.empty()) j.key("error").value(b.error);
+    j.key("counters").begin_object();
+    for (const auto& [k, v] : b.counters) j.key(k).value(v);
+    j.end_object();
+    j.end_object();
+  }
+  j.end_array();
+
+  j.key("summary");
+  write_summary(j, s);
+  j.end_object();
+  return j.str() + "\n";
+}
+
+std::string render_markdown(const CpuIdentity& cpu, const Summary& s, const CaptureReporter& runs,
+                            const RunInfo& run) {
+  std::string md;
+  auto line = [&](const std::string& l) { md += l + "\n"; };
+  line("# amxqa-bench: " + cpu.cpu_id);
+  line("");
+  line(std::string("`") + run.command_line + "` — " + (run.quick ? "quick" : "full") + " run, " +
+       fmt(run.wall_seconds, "%.0f") + " s, " + run.started_utc + ", commit `" +
+       cpu.git_commit.substr(0, 12) + (cpu.git_dirty ? "` (dirty)" : "`") + ", load average " +
+       run.load_average_start + " → " + run.load_average_end + ".");
+  line("");
+  line("| CPU | |");
+  line("|---|---|");
+  line("| model | " + cpu.model_name + " (family " + std::to_string(cpu.family) + ", model " +
+       std::to_string(cpu.model) + ") |");
+  line("| caches | L1d " + fmt_bytes(double(cpu.l1d_bytes)) + ", L2 " +
+       fmt_bytes(double(cpu.l2_bytes)) + ", L3 " + fmt_bytes(double(cpu.l3_bytes)) + " |");
+  std::string flags;
+  for (const auto& [name, on] : cpu.isa_flags)
+    if (on) flags += (flags.empty() ? "" : " ") + name;
+  line("| ISA | " + flags + " |");
+  line("| AMX | " + cpu.amx_reason + " |");
+  line("| backend | " + s.backend + " |");
+  line("| compiler | " + cpu.compiler + " `" + cpu.cxx_flags + "` " + cpu.build_type + " |");
+  line("");
+  line("![roofline fractions and throughputs](" + cpu.cpu_id + ".svg)");
+  line("");
+  line("## Summary");
+  line("");
+  line("| key | value |");
+  line("|---|---|");
+  line("| cpu | " + s.cpu + " |");
+  line("| backend | " + s.backend + " |");
+  for (const auto& [k, v] : summary_numbers(s)) {
+    const bool bytes = std::strstr(k, "_bytes") != nullptr;
+    line(std::string("| ") + k + " | " + fmt_num(v) +
+         (bytes && std::isfinite(v) ? " (" + fmt_bytes(v) + ")" : "") + " |");
+  }
+  for (const auto& [label, gbs] : s.bw_gbs) line("| bw_gbs." + label + " | " + fmt_num(gbs) + " |");
+  line("");
+  line(
+      "Times are thread CPU time where the machine was shared (answer latency, prefill) and "
+      "Google Benchmark's CPU time for rates, so other processes do not inflate them; "
+      "wall-clock answer latency is in the JSON (model.answer_p50_wall_ms).");
+  line("");
+  line(
+      "Roofline fractions: prefill = model FLOPs/s ÷ the compute peak of the backend and weight "
+      "dtype; decode = (weight bytes per token × tok/s) ÷ the read bandwidth of the smallest "
+      "measured buffer that holds those bytes; training = 3 × forward FLOPs/s ÷ the f32 peak.");
+  line("");
+  line("## All benchmarks");
+  line("");
+  line("| benchmark | CPU time | counters |");
+  line("|---|---|---|");
+  for (const BenchResult& b : runs.results()) {
+    if (!b.aggregate.empty() && b.aggregate != "median") continue;
+    std::string counters;
+    for (const auto& [k, v] : b.counters)
+      counters += (counters.empty() ? "" : ", ") + k + " " + fmt_num(v);
+    std::string name = b.name + (b.aggregate.empty() ? "" : " (median)");
+    if (!b.label.empty()) name += " [" + b.label + "]";
+    line("| " + name + " | " +
+         (b.error.empty() ? fmt_num(b.cpu_time) + " " + b.time_unit : "skipped: " + b.error) +
+         " | " + counters + " |");
+  }
+  return md;
+}
+
+std::string render_svg(const Summary& s, const CaptureReporter& runs) {
+  struct Row {
+    std::string label;
+    double frac;  // bar length, 0..1
+    std::string text;
+  };
+  std::vector<Row> fracs = {
+      {"prefill (tok/s)", s.prefill_roofline_frac, fmt(s.prefill_tok_s, "%.0f") + " tok/s"},
+      {"decode (tok/s)", s.decode_roofline_frac, fmt(s.decode_tok_s, "%.0f") + " tok/s"},
+      {"training (tok/s)", s.train_roofline_frac, fmt(s.train_tok_s, "%.0f") + " tok/s"},
+  };
+  auto add_best = [&](const char* label, const std::string& prefix, const char* unit_counter,
+                      const char* unit) {
+    if (const BenchResult* r = best_with_prefix(runs, prefix))
+      fracs.push_back({std::string(label) + " [" +
+                           (r->label.empty() ? r->name.substr(prefix.size()) : r->label) + "]",
+                       counter(r, "roofline_frac"),
+                       fmt(counter(r, unit_counter), "%.1f") + " " + unit});
+  };
+  add_best("sgemm", "BM_sgemm_", "GFLOP/s", "GFLOP/s");
+  add_best("expert GEMM, prefill", "BM_ops_moe_experts_prefill_", "GFLOP/s", "GFLOP/s");
+  add_best("expert GEMV, decode", "BM_ops_moe_experts_decode_", "GB/s", "GB/s");
+  add_best("readout, 150 rows", "BM_ops_readout_masked_", "GB/s", "GB/s");
+  add_best("readout, all V rows", "BM_ops_readout_full_", "GB/s", "GB/s");
+
+  std::vector<Row> peaks;
+  const Rooflines& r = rooflines();
+  double max_peak = 0, max_bw = 0;
+  for (double v : {r.fp32_gflops(), r.bf16_gflops, r.int8_gops, r.amx_bf16_gflops})
+    max_peak = std::fmax(max_peak, v);
+  for (const auto& [b, g] : r.read_gbs) max_bw = std::fmax(max_bw, g);
+  auto add_peak = [&](const char* label, double v, const char* unit) {
+    if (v > 0) peaks.push_back({label, v / max_peak, fmt(v, "%.1f") + " " + unit});
+  };
+  add_peak("f32 FMA peak", r.fp32_gflops(), "GFLOP/s");
+  add_peak("bf16 dot peak", r.bf16_gflops, "GFLOP/s");
+  add_peak("int8 VNNI peak", r.int8_gops, "GOP/s");
+  add_peak("AMX bf16 tile peak", r.amx_bf16_gflops, "GFLOP/s");
+  std::vector<Row> bws;
+  for (const auto& [b, g] : r.read_gbs)
+    bws.push_back({"read " + size_label(b), g / max_bw, fmt(g, "%.1f") + " GB/s"});
+
+  const int W = 760, label_w = 230, bar_w = 360, row_h = 22;
+  std::string body;
+  int y = 40;
+  auto section = [&](const std::string& title, const std::vector<Row>& rows, const char* color,
+                     bool percent) {
+    body += "<text x=\"10\" y=\"" + std::to_string(y) + "\" font-weight=\"bold\">" +
+            xml_escape(title) + "</text>\n";
+    y += 10;
+    for (const Row& row : rows) {
+      const double f = std::isfinite(row.frac) ? std::fmin(std::fmax(row.frac, 0.0), 1.0) : 0.0;
+      body += "<text x=\"10\" y=\"" + std::to_string(y + 15) + "\">" + xml_escape(row.label) +
+              "</text>\n";
+      body += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 3) +
+              "\" width=\"" + std::to_string(bar_w) + "\" height=\"16\" fill=\"#eeeeee\"/>\n";
+      body += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 3) +
+              "\" width=\"" + fmt(f * bar_w, "%.1f") + "\" height=\"16\" fill=\"" + color +
+              "\"/>\n";
+      std::string text = row.text;
+      if (percent)
+        text =
+            (std::isfinite(row.frac) ? fmt(100.0 * row.frac, "%.1f") + "%" : "n/a") + "  " + text;
+      body += "<text x=\"" + std::to_string(label_w + bar_w + 8) + "\" y=\"" +
+              std::to_string(y + 15) + "\">" + xml_escape(text) + "</text>\n";
+      y += row_h;
+    }
+    y += 18;
+  };
+  section("Fraction of roofline (bar = measured / ceiling)", fracs, "#3b7dd8", true);
+  section("Compute ceilings (one core)", peaks, "#d8863b", false);
+  section("Read bandwidth by buffer size (one core)", bws, "#4caf50", false);
+
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(W) +
+                    "\" height=\"" + std::to_string(y) +
+                    "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  svg += "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">amxqa-bench " +
+         xml_escape(s.cpu) + " (" + xml_escape(s.backend) + ")</text>\n";
+  return svg + body + "</svg>\n";
+}
+
+bool write_report_files(const std::string& dir, const CpuIdentity& cpu, const Summary& s,
+                        const CaptureReporter& runs, const RunInfo& run,
+                        std::vector<std::string>* written, std::string* error) {
+  // mkdir -p, one component at a time.
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      const std::string part = dir.substr(0, i);
+      if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
+        *error = "cannot create " + part + ": " + std::strerror(errno);
+        return false;
+      }
+    }
+  }
+  const std::string base = dir + "/" + cpu.cpu_id;
+  const std::pair<std::string, std::string> files[] = {
+      {base + ".json", render_json(cpu, s, runs, run)},
+      {base + ".md", render_markdown(cpu, s, runs, run)},
+      {base + ".svg", render_svg(s, runs)},
+  };
+  for (const auto& [path, text] : files) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
+    if (!f) {
+      *error = "cannot write " + path;
+      return false;
+    }
+    written->push_back(path);
+  }
+  return true;
+}
+
+}  // namespace amxqa::bench

@@ -1,0 +1,57 @@
+// summary.cpp — see summary.h.
+#include "report/summary.h"
+
+#include <cmath>
+
+#include "report/rooflines.h"
+
+namespace amxqa::bench {
+namespace {
+
+const double kNaN = std::nan("");
+
+double counter(const BenchResult* r, const char* name) {
+  if (!r) return kNaN;
+  auto it = r->counters.find(name);
+  return it == r->counters.end() ? kNaN : it->second;
+}
+
+double positive_or_nan(double v) { return v > 0 ? v : kNaN; }
+
+}  // namespace
+
+Summary make_summary(const CaptureReporter& runs, const CpuIdentity& cpu) {
+  const Rooflines& roof = rooflines();
+  const BenchResult* answer = runs.find("BM_model_answer_auto");
+  const BenchResult* decode = runs.find("BM_model_decode_auto");
+  const BenchResult* train = runs.find("BM_train_step_reference");
+  Summary s;
+  s.cpu = cpu.cpu_id;
+  s.backend = answer && !answer->label.empty() ? answer->label : cpu.best_isa;
+  s.peak_fp32_gflops = positive_or_nan(roof.fp32_gflops());
+  s.peak_bf16_gflops = positive_or_nan(roof.bf16_gflops);
+  for (const auto& [bytes, gbs] : roof.read_gbs) s.bw_gbs.emplace_back(size_label(bytes), gbs);
+  s.prefill_tok_s = counter(answer, "prefill_tok_s");
+  s.prefill_roofline_frac = counter(answer, "roofline_frac");
+  s.decode_tok_s = counter(decode, "tok_s");
+  s.decode_roofline_frac = counter(decode, "roofline_frac");
+  s.answer_p50_ms = counter(answer, "p50_ms");
+  s.answer_p99_ms = counter(answer, "p99_ms");
+  s.session_bytes = counter(answer, "session_bytes");
+  s.model_bytes = counter(answer, "model_bytes");
+  s.train_tok_s = counter(train, "tok_s");
+  s.train_roofline_frac = counter(train, "roofline_frac");
+  return s;
+}
+
+std::vector<std::pair<const char*, double>> summary_numbers(const Summary& s) {
+  return {
+      {"peak_fp32_gflops", s.peak_fp32_gflops}, {"peak_bf16_gflops", s.peak_bf16_gflops},
+      {"prefill_tok_s", s.prefill_tok_s},       {"prefill_roofline_frac", s.prefill_roofline_frac},
+      {"decode_tok_s", s.decode_tok_s},         {"decode_roofline_frac", s.decode_roofline_frac},
+      {"answer_p50_ms", s.answer_p50_ms},       {"answer_p99_ms", s.answer_p99_ms},
+      {"session_bytes", s.session_bytes},       {"model_bytes", s.model_bytes},
+      {"train_tok_s", s.train_tok_s},           {"train_roofline_frac", s.train_roofline_frac}};
+}
+
+}  // namespace amxqa::bench

@@ -1,0 +1,32 @@
+// summary.h — the headline figures of one run, with exactly the keys the
+// result file's "summary" object carries. A figure that was not measured is
+// NaN here and null in JSON.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/capture_reporter.h"
+#include "report/cpu_identity.h"
+
+namespace amxqa::bench {
+
+struct Summary {
+  std::string cpu, backend;
+  double peak_fp32_gflops, peak_bf16_gflops;
+  std::vector<std::pair<std::string, double>> bw_gbs;  // "32KiB" → GB/s
+  double prefill_tok_s, prefill_roofline_frac;
+  double decode_tok_s, decode_roofline_frac;
+  double answer_p50_ms, answer_p99_ms;
+  double session_bytes, model_bytes;
+  double train_tok_s, train_roofline_frac;
+};
+
+// Picks the figures out of the captured runs: the "auto" model benchmarks,
+// the rooflines, the training step.
+Summary make_summary(const CaptureReporter& runs, const CpuIdentity& cpu);
+
+// The number keys in file order (bw_gbs, cpu and backend are handled apart).
+std::vector<std::pair<const char*, double>> summary_numbers(const Summary& s);
+
+}  // namespace amxqa::bench
