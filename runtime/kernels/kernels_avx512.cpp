@@ -29,9 +29,11 @@
 #include "kernels/kernels.h"
 
 // GCC 12's AVX-512 headers self-initialise "undefined" vectors, which trips
-// -Wmaybe-uninitialized inside the intrinsics themselves (a false positive).
+// -Wmaybe-uninitialized / -Wuninitialized inside the intrinsics themselves
+// (false positives).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace amxqa {
@@ -365,6 +367,179 @@ struct Bf16Gemm {
   }
 };
 
+// ---------------------------------------------------------------- weight-stationary matmul
+//
+// Prefill blocks have few rows (m <= kPrefillRows = 64) and every weight is
+// used by exactly one block, so packing the weights (the GEMM's B) costs as
+// much as the product itself. This path computes Yᵀ = W · Xᵀ instead: the
+// activations are packed once per call into [p][32 rows] panels (bf16 pairs
+// for bf16 weights), and the weights are broadcast straight from the model
+// file — plain f32 rows (a[i*cols + p]) or vnni2 pairs (a[p*rows + i]), the
+// layouts the exporter writes. The 14-weight-row × 32-activation-row tile is
+// transposed in registers on the way out.
+
+constexpr size_t kWxRows = 64;   // activation rows per pass (one prefill block)
+constexpr size_t kWxKC = 256;    // k units (floats or bf16 pairs) per packed block
+constexpr size_t kWxMR = 14;     // weight rows per tile
+
+// Stores the tile: acc[i] holds weight row i for 16 activation rows; Y row t
+// gets lanes [0, mr) of the transposed vector t, added to Y when accumulate.
+template <int M>
+inline void store_tile_t(const __m512* acc, size_t nt, float* y, size_t ldy, size_t mr,
+                         bool accumulate) {
+  __m512 r[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) r[i] = i < M ? acc[i] : _mm512_setzero_ps();
+  transpose16(r);
+  const __mmask16 m = lanes(mr);
+  for (size_t t = 0; t < nt; ++t) {
+    float* yt = y + t * ldy;
+    __m512 v = r[t];
+    if (accumulate) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, yt));
+    _mm512_mask_storeu_ps(yt, m, v);
+  }
+}
+
+// f32 weights, plain rows: weight (i, p) at a[i*lda + p]; xp is [kc][32].
+// pf (may be null): the next weight panel, fetched one line per row every
+// 16 steps so that it is in L1 when its own tile starts.
+template <int M, int NV>
+void kernel_wx_f32(size_t kc, const float* a, size_t lda, const float* xp, float* y, size_t ldy,
+                   size_t nt, bool accumulate, const float* pf) {
+  __m512 acc0[M], acc1[M];
+#pragma GCC unroll 14
+  for (int i = 0; i < M; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  for (size_t p = 0; p < kc; ++p) {
+    if (pf && (p & 15) == 0) {
+#pragma GCC unroll 14
+      for (int i = 0; i < int(kWxMR); ++i) _mm_prefetch(reinterpret_cast<const char*>(pf + i * lda + p), _MM_HINT_T0);
+    }
+    const __m512 x0 = _mm512_load_ps(xp + p * 32);
+    const __m512 x1 = NV > 1 ? _mm512_load_ps(xp + p * 32 + 16) : x0;
+#pragma GCC unroll 14
+    for (int i = 0; i < M; ++i) {
+      const __m512 ai = _mm512_set1_ps(a[i * lda + p]);
+      acc0[i] = _mm512_fmadd_ps(ai, x0, acc0[i]);
+      if (NV > 1) acc1[i] = _mm512_fmadd_ps(ai, x1, acc1[i]);
+    }
+  }
+  store_tile_t<M>(acc0, nt < 16 ? nt : 16, y, ldy, M, accumulate);
+  if (NV > 1 && nt > 16) store_tile_t<M>(acc1, nt - 16, y + 16 * ldy, ldy, M, accumulate);
+}
+
+// bf16 vnni2 weights: pair (i, p) at a[p*R + i]; xp is [kc][32] bf16 pairs.
+// pf (may be null): the next weight panel (same pairs, the next rows),
+// fetched a few pairs ahead.
+template <int M, int NV>
+void kernel_wx_bf16(size_t kc, const uint32_t* a, size_t R, const uint32_t* xp, float* y,
+                    size_t ldy, size_t nt, bool accumulate, const uint32_t* pf) {
+  __m512 acc0[M], acc1[M];
+#pragma GCC unroll 14
+  for (int i = 0; i < M; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  for (size_t p = 0; p < kc; ++p) {
+    const __m512bh x0 = (__m512bh)_mm512_load_si512(xp + p * 32);
+    const __m512bh x1 = NV > 1 ? (__m512bh)_mm512_load_si512(xp + p * 32 + 16) : x0;
+    const uint32_t* ap = a + p * R;
+    if (pf) _mm_prefetch(reinterpret_cast<const char*>(pf + p * R + kWxMR - 1), _MM_HINT_T0);
+#pragma GCC unroll 14
+    for (int i = 0; i < M; ++i) {
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[i]));
+      acc0[i] = _mm512_dpbf16_ps(acc0[i], ai, x0);
+      if (NV > 1) acc1[i] = _mm512_dpbf16_ps(acc1[i], ai, x1);
+    }
+  }
+  store_tile_t<M>(acc0, nt < 16 ? nt : 16, y, ldy, M, accumulate);
+  if (NV > 1 && nt > 16) store_tile_t<M>(acc1, nt - 16, y + 16 * ldy, ldy, M, accumulate);
+}
+
+template <int M>
+void kernel_wx_f32_1(size_t kc, const float* a, size_t lda, const float* xp, float* y,
+                     size_t ldy, size_t nt, bool acc, const float* pf) {
+  kernel_wx_f32<M, 1>(kc, a, lda, xp, y, ldy, nt, acc, pf);
+}
+template <int M>
+void kernel_wx_f32_2(size_t kc, const float* a, size_t lda, const float* xp, float* y,
+                     size_t ldy, size_t nt, bool acc, const float* pf) {
+  kernel_wx_f32<M, 2>(kc, a, lda, xp, y, ldy, nt, acc, pf);
+}
+template <int M>
+void kernel_wx_bf16_1(size_t kc, const uint32_t* a, size_t R, const uint32_t* xp, float* y,
+                      size_t ldy, size_t nt, bool acc, const uint32_t* pf) {
+  kernel_wx_bf16<M, 1>(kc, a, R, xp, y, ldy, nt, acc, pf);
+}
+template <int M>
+void kernel_wx_bf16_2(size_t kc, const uint32_t* a, size_t R, const uint32_t* xp, float* y,
+                      size_t ldy, size_t nt, bool acc, const uint32_t* pf) {
+  kernel_wx_bf16<M, 2>(kc, a, R, xp, y, ldy, nt, acc, pf);
+}
+
+// X rows [0, mt) (f32, stride ldx), k units [p0, p0 + kc) → xp[panel][p][32].
+// bf16: one unit is a pair of columns rounded RNE (an odd last column pairs
+// with zero), the same rounding as f32_to_bf16.
+void pack_x_f32(const float* X, size_t ldx, size_t mt, size_t p0, size_t kc, float* xp) {
+  pack_rows_transposed(mt, kc, xp, [&](size_t j, size_t p, size_t n) {
+    return _mm512_maskz_loadu_ps(lanes(n), X + j * ldx + p0 + p);
+  });
+}
+void pack_x_bf16(const float* X, size_t ldx, size_t cols, size_t mt, size_t p0, size_t kc,
+                 uint32_t* xp) {
+  pack_rows_transposed(mt, kc, reinterpret_cast<float*>(xp), [&](size_t j, size_t p, size_t) {
+    const size_t c = (p0 + p) * 2, left = cols - c;  // c < cols: p indexes a real pair
+    const float* src = X + j * ldx + c;
+    const __m512 lo = _mm512_maskz_loadu_ps(lanes(left), src);
+    const __m512 hi = _mm512_maskz_loadu_ps(lanes(left > 16 ? left - 16 : 0), src + 16);
+    return _mm512_castsi512_ps((__m512i)_mm512_cvtne2ps_pbh(hi, lo));
+  });
+}
+
+// Y[m][rows] = X · Wᵀ for f32 plain or (bf16 CPUs only) bf16 vnni2 weights.
+void matmul_wx(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y, size_t ldy) {
+  alignas(64) float xbuf[kWxKC * kWxRows];
+  const bool bf16 = w.dtype == DType::bf16;
+  const size_t R = w.rows, cols = w.cols, units = bf16 ? (cols + 1) / 2 : cols;
+  for (size_t i0 = 0; i0 < m; i0 += kWxRows) {
+    const size_t mt = m - i0 < kWxRows ? m - i0 : kWxRows;
+    const float* Xi = X + i0 * ldx;
+    float* Yi = Y + i0 * ldy;
+    for (size_t pc = 0; pc < units; pc += kWxKC) {
+      const size_t kc = units - pc < kWxKC ? units - pc : kWxKC;
+      const bool acc = pc > 0;
+      if (bf16)
+        pack_x_bf16(Xi, ldx, cols, mt, pc, kc, reinterpret_cast<uint32_t*>(xbuf));
+      else
+        pack_x_f32(Xi, ldx, mt, pc, kc, xbuf);
+      for (size_t r0 = 0; r0 < R; r0 += kWxMR) {
+        const size_t mr = R - r0 < kWxMR ? R - r0 : kWxMR;
+        for (size_t t0 = 0; t0 < mt; t0 += 32) {
+          const size_t nt = mt - t0 < 32 ? mt - t0 : 32;
+          float* y = Yi + t0 * ldy + r0;
+          // The first activation panel pulls in the next full weight panel.
+          const bool fetch = t0 == 0 && r0 + 2 * kWxMR <= R;
+          if (bf16) {
+            const uint32_t* a = static_cast<const uint32_t*>(w.data) + pc * R + r0;
+            const uint32_t* xp = reinterpret_cast<const uint32_t*>(xbuf) + t0 * kc;
+            const uint32_t* pf = fetch ? a + kWxMR : nullptr;
+            if (nt > 16) {
+              AMXQA_KERNEL_SWITCH(kernel_wx_bf16_2, mr, kc, a, R, xp, y, ldy, nt, acc, pf)
+            } else {
+              AMXQA_KERNEL_SWITCH(kernel_wx_bf16_1, mr, kc, a, R, xp, y, ldy, nt, acc, pf)
+            }
+          } else {
+            const float* a = static_cast<const float*>(w.data) + r0 * cols + pc;
+            const float* xp = xbuf + t0 * kc;
+            const float* pf = fetch ? a + kWxMR * cols : nullptr;
+            if (nt > 16) {
+              AMXQA_KERNEL_SWITCH(kernel_wx_f32_2, mr, kc, a, cols, xp, y, ldy, nt, acc, pf)
+            } else {
+              AMXQA_KERNEL_SWITCH(kernel_wx_f32_1, mr, kc, a, cols, xp, y, ldy, nt, acc, pf)
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- row dots
 
 // Σ_c row[c]·x[c] for the plain layouts, widened to f32 in registers.
@@ -528,9 +703,42 @@ void matvec_vnni4(const WeightView& w, const float* x, float* y) {
   }
 }
 
+// f32 plain rows: 16 rows per pass, one accumulator each, summed together by
+// one in-register transpose instead of a horizontal reduction per row. Rows
+// past the end re-read the last row (always valid memory) and are not stored.
+void matvec_f32(const WeightView& w, const float* x, float* y) {
+  const float* d = static_cast<const float*>(w.data);
+  const size_t R = w.rows, C = w.cols, full = C & ~size_t(15);
+  const __mmask16 tail = lanes(C - full);
+  for (size_t r0 = 0; r0 < R; r0 += 16) {
+    const float* row[16];
+    for (size_t i = 0; i < 16; ++i) row[i] = d + (r0 + i < R ? r0 + i : R - 1) * C;
+    __m512 acc[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_ps();
+    for (size_t c = 0; c < full; c += 16) {
+      const __m512 xv = _mm512_loadu_ps(x + c);
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i) acc[i] = _mm512_fmadd_ps(_mm512_loadu_ps(row[i] + c), xv, acc[i]);
+    }
+    if (tail) {
+      const __m512 xv = _mm512_maskz_loadu_ps(tail, x + full);
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i)
+        acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, row[i] + full), xv, acc[i]);
+    }
+    transpose16(acc);
+    __m512 sum = acc[0];
+#pragma GCC unroll 16
+    for (int j = 1; j < 16; ++j) sum = _mm512_add_ps(sum, acc[j]);
+    _mm512_mask_storeu_ps(y + r0, lanes(R - r0), sum);
+  }
+}
+
 void matvec_avx512(const WeightView& w, const float* x, float* y) {
   if (w.dtype == DType::bf16 && w.layout == Layout::vnni2) return matvec_vnni2(w, x, y);
   if (w.dtype == DType::i8 && w.layout == Layout::vnni4) return matvec_vnni4(w, x, y);
+  if (w.dtype == DType::f32) return matvec_f32(w, x, y);
   for (size_t r = 0; r < w.rows; ++r) y[r] = row_dot(w, r, x);
 }
 
@@ -552,7 +760,7 @@ void sgemm_avx512(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, floa
 
 // Below this many activation rows the weights are streamed once per row
 // (matvec) instead of being packed for the GEMM core.
-constexpr size_t kMatmulMinRows = 4;
+constexpr size_t kMatmulMinRows = 2;
 
 void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
                    size_t ldy) {
@@ -563,10 +771,12 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
   }
   switch (w.dtype) {
     case DType::f32:
+      if (w.layout == Layout::plain) return matmul_wx(w, X, ldx, m, Y, ldy);
       return sgemm_avx512(false, true, m, w.rows, w.cols, 1.0f, X, ldx,
                           static_cast<const float*>(w.data), w.cols, 0.0f, Y, ldy);
     case DType::bf16:
       if (cpu_has_bf16()) {
+        if (w.layout == Layout::vnni2) return matmul_wx(w, X, ldx, m, Y, ldy);
         const Bf16Gemm g{X, ldx, &w};
         return gemm_blocked(g, m, w.rows, (w.cols + 1) / 2, 1.0f, 0.0f, Y, ldy);
       }

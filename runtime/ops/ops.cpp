@@ -3,12 +3,20 @@
 #include "ops.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace amxqa::ops {
 
 float rmsnorm(const float* x, const float* g, size_t n, float eps, float* y) {
+  // Sixteen running sums (lane j takes every i ≡ j mod 16), added in a fixed
+  // order at the end: one serial chain of n adds kept GCC from vectorising.
+  float lane[16] = {};
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (size_t j = 0; j < 16; ++j) lane[j] += x[i + j] * x[i + j];
+  for (size_t j = 0; i + j < n; ++j) lane[j] += x[i + j] * x[i + j];
   float ss = 0.f;
-  for (size_t i = 0; i < n; ++i) ss += x[i] * x[i];
+  for (size_t j = 0; j < 16; ++j) ss += lane[j];
   const float inv = 1.0f / std::sqrt(ss / static_cast<float>(n) + eps);
   if (g)
     for (size_t i = 0; i < n; ++i) y[i] = x[i] * inv * g[i];
@@ -33,8 +41,19 @@ float softplus(float z) { return z > 20.f ? z : std::log1p(std::exp(z)); }
 float lin_decay(float z) { return std::exp(-softplus(z)); }
 
 void relu2(const float* x, size_t n, float* y) {
-  // Branch-free so GCC vectorises it under its default trapping-math rules.
-  for (size_t i = 0; i < n; ++i) y[i] = x[i] * x[i] * static_cast<float>(x[i] > 0.f);
+  // Negative inputs are zeroed by their sign bit (an integer mask), so GCC
+  // vectorises the loop: any float compare here compiled to a branch per
+  // element under trapping math, mispredicted half the time.
+  for (size_t i = 0; i < n; ++i) {
+    int32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    // >> of a negative int is arithmetic in GCC and Clang (and in C++20).
+    // cppcheck-suppress shiftTooManyBitsSigned
+    bits &= ~(bits >> 31);
+    float r;
+    std::memcpy(&r, &bits, sizeof r);
+    y[i] = r * r;
+  }
 }
 
 float softmax(float* x, size_t n) {
@@ -48,6 +67,8 @@ float softmax(float* x, size_t n) {
   }
   const float inv = 1.0f / sum;
   for (size_t i = 0; i < n; ++i) x[i] *= inv;
+  // Never log(0): the maximum itself adds exp(0) = 1 to sum.
+  // cppcheck-suppress invalidFunctionArg
   return std::log(sum) + mx;
 }
 

@@ -1,10 +1,13 @@
 // forward.cpp — schemas/MODEL.md "Forward pass" on the session's buffers.
 // One code path serves prefill (m rows, Kernels::matmul) and decode (m = 1,
-// Kernels::matvec): the only difference is the GEMM entry point, so the
-// incremental and the full-sequence forward agree by construction. The
-// per-row math is ops:: (shared with the trainer), never re-derived here.
+// Kernels::matvec); the differences are the GEMM entry point and how the
+// swa scores are formed (block GEMMs vs one matvec per row), so incremental
+// and full-sequence forwards agree to f32 summation order. The per-row math
+// is ops:: (shared with the trainer); the two attention forms and the RoPE
+// table below restate ops::swa_attend / ops::rope and say so.
 #include "session/forward.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "ops/ops.h"
@@ -79,11 +82,119 @@ void kv_reserve(LayerState& st, const Dims& d, uint32_t m) {
   st.kv_len = keep;
 }
 
-void swa_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_t m) {
+// cos/sin of RoPE's angles for the block's positions, computed once per
+// block and shared by every head and every swa layer. The arithmetic is
+// ops::rope's exactly (angle pos · theta^(−2i/hd) in double, rounded to float),
+// so rotating with the table gives ops::rope's results bit for bit.
+struct RopeTable {
+  float cos_[kPrefillRows * (kMaxHeadDim / 2)];
+  float sin_[kPrefillRows * (kMaxHeadDim / 2)];
+  bool ready = false;
+  void fill(uint32_t pos0, uint32_t m, uint32_t hd, float theta) {
+    const uint32_t half = hd / 2;
+    for (uint32_t i = 0; i < half; ++i) {
+      const double freq = std::pow(static_cast<double>(theta), -2.0 * double(i) / double(hd));
+      for (uint32_t t = 0; t < m; ++t) {
+        const double ang = double(pos0 + t) * freq;
+        cos_[t * half + i] = static_cast<float>(std::cos(ang));
+        sin_[t * half + i] = static_cast<float>(std::sin(ang));
+      }
+    }
+    ready = true;
+  }
+  // Rotates the half-split pairs (i, i + hd/2) of v for block row t.
+  void apply(float* v, uint32_t t, uint32_t hd) const {
+    const uint32_t half = hd / 2;
+    const float* c = cos_ + t * half;
+    const float* s = sin_ + t * half;
+    for (uint32_t i = 0; i < half; ++i) {
+      const float a = v[i], b = v[i + half];
+      v[i] = a * c[i] - b * s[i];
+      v[i + half] = a * s[i] + b * c[i];
+    }
+  }
+};
+
+// One query against n keys (ops::swa_attend's math). With one KV head the
+// keys are rows of hd floats, so the scores are one kernel matvec; the
+// weighted sum of values is a plain loop the compiler vectorises.
+void attend_row(const Kernels& k, const float* q, const float* K, const float* V, size_t stride,
+                size_t n, size_t hd, float* probs, float* out) {
+  if (stride != hd) return ops::swa_attend(q, K, stride, V, stride, n, hd, probs, out);
+  WeightView keys;
+  keys.rows = static_cast<uint32_t>(n);
+  keys.cols = static_cast<uint32_t>(hd);
+  keys.data = K;
+  k.matvec(keys, q, probs);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  for (size_t j = 0; j < n; ++j) probs[j] *= scale;
+  ops::softmax(probs, n);
+  for (size_t i = 0; i < hd; ++i) out[i] = 0.f;
+  for (size_t j = 0; j < n; ++j) {
+    const float p = probs[j];
+    const float* v = V + j * stride;
+    for (size_t i = 0; i < hd; ++i) out[i] += p * v[i];
+  }
+}
+
+// Softmax attention of the block's m queries of one head against the keys
+// of its KV head, as two GEMMs through the kernel table: S = q Kᵀ / sqrt(hd)
+// over the union of the rows' windows, a per-row softmax over each row's own
+// window (zero elsewhere), then out = P V. Rows are taken in chunks whose
+// score matrix fits `scratch` (cap floats). A single row (the decode step,
+// or a window too long for the scratch) goes through attend_row, which needs
+// no packing.
+void swa_heads(amxqa_session* s, LayerState& st, uint32_t m, float* scratch, size_t cap) {
   const Kernels& k = *s->kernels;
   const Dims& d = s->dim;
   BlockBuffers& b = s->blk;
-  const float theta = s->model->rope_theta;
+  const size_t kvw = size_t(d.G) * d.hd, aw = size_t(d.H) * d.hd;
+  const uint32_t group = d.H / d.G;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d.hd));
+  auto window_lo = [&](uint32_t pos) { return pos + 1 > d.W ? pos + 1 - d.W : 0u; };
+  for (uint32_t t0 = 0; t0 < m;) {
+    const uint32_t lo0 = window_lo(s->pos + t0);
+    // Rows t0..t1-1 see keys [lo0, pos(t1-1)]; grow the chunk while S fits.
+    uint32_t t1 = t0;
+    while (t1 < m && size_t(t1 + 1 - t0) * (s->pos + t1 - lo0 + 1) <= cap) ++t1;
+    if (t1 <= t0 + 1) {  // one row (decode), or a window too long for the scratch
+      const uint32_t pos = s->pos + t0, lo = window_lo(pos);
+      const size_t first = lo - st.kv_base, n = pos - lo + 1;
+      for (uint32_t h = 0; h < d.H; ++h)
+        attend_row(k, b.q + t0 * d.qkv_w + h * d.hd, st.kv_k + first * kvw + (h / group) * d.hd,
+                   st.kv_v + first * kvw + (h / group) * d.hd, kvw, n, d.hd, b.probs,
+                   b.att + t0 * aw + h * d.hd);
+      ++t0;
+      continue;
+    }
+    const uint32_t rows = t1 - t0;
+    const size_t n = s->pos + t1 - 1 - lo0 + 1, first = lo0 - st.kv_base;
+    for (uint32_t h = 0; h < d.H; ++h) {
+      const size_t g = h / group;
+      const float* Kg = st.kv_k + first * kvw + g * d.hd;
+      const float* Vg = st.kv_v + first * kvw + g * d.hd;
+      k.sgemm(false, true, rows, n, d.hd, scale, b.q + size_t(t0) * d.qkv_w + h * d.hd, d.qkv_w,
+              Kg, kvw, 0.f, scratch, n);
+      for (uint32_t r = 0; r < rows; ++r) {
+        const uint32_t pos = s->pos + t0 + r;
+        const size_t a = window_lo(pos) - lo0, e = pos - lo0 + 1;  // this row's keys [a, e)
+        float* row = scratch + r * n;
+        for (size_t j = 0; j < a; ++j) row[j] = 0.f;
+        ops::softmax(row + a, e - a);
+        for (size_t j = e; j < n; ++j) row[j] = 0.f;
+      }
+      k.sgemm(false, false, rows, d.hd, n, 1.f, scratch, n, Vg, kvw, 0.f,
+              b.att + size_t(t0) * aw + h * d.hd, aw);
+    }
+    t0 = t1;
+  }
+}
+
+void swa_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_t m,
+               RopeTable& rope) {
+  const Kernels& k = *s->kernels;
+  const Dims& d = s->dim;
+  BlockBuffers& b = s->blk;
   const size_t kvw = size_t(d.G) * d.hd, aw = size_t(d.H) * d.hd;
   gemm(k, lw.wq, b.u, d.d, m, b.q, d.qkv_w);
   kv_reserve(st, d, m);
@@ -91,24 +202,14 @@ void swa_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_
   float* V = st.kv_v + size_t(st.kv_len) * kvw;
   gemm(k, lw.wk, b.u, d.d, m, K, kvw);  // K/V go straight into the window buffer
   gemm(k, lw.wv, b.u, d.d, m, V, kvw);
+  if (!rope.ready) rope.fill(s->pos, m, d.hd, s->model->rope_theta);
   for (uint32_t t = 0; t < m; ++t) {
-    const uint32_t pos = s->pos + t;
-    for (uint32_t h = 0; h < d.H; ++h) ops::rope(b.q + t * d.qkv_w + h * d.hd, d.hd, pos, theta);
-    for (uint32_t g = 0; g < d.G; ++g) ops::rope(K + t * kvw + g * d.hd, d.hd, pos, theta);
+    for (uint32_t h = 0; h < d.H; ++h) rope.apply(b.q + t * d.qkv_w + h * d.hd, t, d.hd);
+    for (uint32_t g = 0; g < d.G; ++g) rope.apply(K + t * kvw + g * d.hd, t, d.hd);
   }
   st.kv_len += m;
-  const uint32_t group = d.H / d.G;
-  for (uint32_t t = 0; t < m; ++t) {
-    const uint32_t pos = s->pos + t;
-    const uint32_t lo = pos + 1 > d.W ? pos + 1 - d.W : 0;
-    const size_t first = lo - st.kv_base, n = pos - lo + 1;
-    for (uint32_t h = 0; h < d.H; ++h) {
-      const size_t g = h / group;
-      ops::swa_attend(b.q + t * d.qkv_w + h * d.hd, st.kv_k + first * kvw + g * d.hd, kvw,
-                      st.kv_v + first * kvw + g * d.hd, kvw, n, d.hd, b.probs,
-                      b.att + t * aw + h * d.hd);
-    }
-  }
+  // The FFN hidden buffer is free until the FFN: it holds the scores.
+  swa_heads(s, st, m, b.hid, size_t(kPrefillRows) * d.ff_w);
   gemm(k, lw.wo, b.att, aw, m, b.tmp, d.d);
 }
 
@@ -213,12 +314,13 @@ void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_
   const Dims& d = s->dim;
   BlockBuffers& b = s->blk;
   for (uint32_t t = 0; t < m; ++t) embed_row(md.tok_emb, ids[t], b.x + size_t(t) * d.d);
+  RopeTable rope;  // filled by the first swa layer
   for (uint32_t l = 0; l < md.n_layers; ++l) {
     const LayerWeights& lw = md.layers[l];
     LayerState& st = s->layers[l];
     norm_rows(b.x, lw.attn_norm, m, d.d, md.norm_eps, b.u);
     if (lw.kind == 0)
-      swa_mixer(s, lw, st, m);
+      swa_mixer(s, lw, st, m, rope);
     else
       lin_mixer(s, lw, st, m);
     add_rows(b.x, b.tmp, m, d.d, 1.f);

@@ -246,7 +246,7 @@ TEST_SUITE("unit") {
             // matmul with padded strides: padding must stay untouched
             const float tol = cs.dt == DType::bf16 ? 1e-2f : 1e-4f;
             const bool avx512 = tb.k == kernels_avx512();
-            for (size_t m : {size_t(1), size_t(4), size_t(17)}) {
+            for (size_t m : {size_t(1), size_t(2), size_t(4), size_t(17), size_t(40), size_t(70)}) {
               const size_t ldx = cols + 3, ldy = rows + 5;
               const std::vector<float> X = random_vec(m * ldx);
               std::vector<float> Yw(m * ldy, -7.0f), Yg(m * ldy, -7.0f), M(m * ldy, 0.0f);
