@@ -1,0 +1,44 @@
+#include "fuzz_support.h"
+
+#include <cstring>
+#include <vector>
+
+#include "export/model_spec.h"
+
+namespace amxqa::fuzz {
+
+AlignedCopy::AlignedCopy(const void* src, size_t size) : size_(size) {
+  void* p = nullptr;
+  // posix_memalign(…, 0) may return NULL or a unique pointer; ask for 1 byte
+  // then so data() is never NULL (the library gets len 0 either way).
+  if (posix_memalign(&p, 64, size ? size : 1) != 0) std::abort();
+  data_ = static_cast<uint8_t*>(p);
+  if (src && size) std::memcpy(data_, src, size);
+}
+
+AlignedCopy::~AlignedCopy() { std::free(data_); }
+
+namespace {
+// Never freed (and reachable, so LeakSanitizer is quiet): the model view must
+// outlive every session of the process, including those in static storage.
+AlignedCopy* g_tiny_file = nullptr;
+AlignedCopy* g_tiny_storage = nullptr;
+}  // namespace
+
+const amxqa_model* tiny_model() {
+  static const amxqa_model* model = [] {
+    const std::vector<uint8_t> bytes = write_model(make_random_model("tiny", 7));
+    auto* file = g_tiny_file = new AlignedCopy(bytes.data(), bytes.size());
+    auto* storage = g_tiny_storage = new AlignedCopy(AMXQA_MODEL_STORAGE_BYTES);
+    amxqa_model* m = nullptr;
+    const amxqa_status st = amxqa_model_open(file->data(), file->size(), storage->data(), &m);
+    if (st != AMXQA_OK) {
+      std::fprintf(stderr, "fuzz: the tiny model does not open: %s\n", amxqa_last_error(nullptr));
+      std::abort();
+    }
+    return m;
+  }();
+  return model;
+}
+
+}  // namespace amxqa::fuzz

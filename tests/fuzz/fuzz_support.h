@@ -1,0 +1,45 @@
+// fuzz_support.h — shared by every fuzz target (libFuzzer build and the
+// corpus-replay regression driver): aligned copies of inputs that keep
+// AddressSanitizer's exact bounds, the fixed tiny model every target but the
+// model-open one runs against, and a check that aborts loudly.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "amxqa.h"
+
+namespace amxqa::fuzz {
+
+// Aborts with a message: a broken invariant is a finding, like a crash.
+#define AMXQA_FUZZ_CHECK(cond)                                                          \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
+      std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                     \
+    }                                                                                   \
+  } while (0)
+
+// Exactly `size` heap bytes at a 64-byte aligned address (posix_memalign), so
+// a read one byte past the end is an ASan error, not a read of padding.
+class AlignedCopy {
+ public:
+  AlignedCopy(const void* src, size_t size);
+  explicit AlignedCopy(size_t size) : AlignedCopy(nullptr, size) {}
+  ~AlignedCopy();
+  AlignedCopy(const AlignedCopy&) = delete;
+  AlignedCopy& operator=(const AlignedCopy&) = delete;
+  uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// The deterministic tiny model (make_random_model("tiny", 7), f32), written
+// and opened once per process and kept open for the process lifetime.
+const amxqa_model* tiny_model();
+
+}  // namespace amxqa::fuzz
