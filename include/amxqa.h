@@ -48,6 +48,16 @@
  *     the caller provides. After that, no libamxqa function calls malloc,
  *     new, mmap or any other allocator, for any input size.
  *
+ * A model file changed after open
+ *   amxqa_model_open() checks the bytes once and then keeps pointers into
+ *   them; nothing is checked again. Keep the file unchanged while any session
+ *   uses it. Weight bytes rewritten under a shared mapping are silently used
+ *   by the next answer (there is no checksum). A file truncated below its
+ *   mapped length raises SIGBUS on the next read of the lost pages, which no
+ *   library can catch. To update a model, write a new file, rename(2) it into
+ *   place (existing mappings keep the old contents), then open it again; or
+ *   load the file into an aligned buffer instead of mapping it.
+ *
  * Threading contract
  *   - The library has no global mutable state (apart from a once-only,
  *     thread-safe request for AMX permission on Linux).
@@ -278,7 +288,8 @@ typedef struct amxqa_answer_info {
  *
  * Returns AMXQA_OK; AMXQA_ERR_EMPTY_QUESTION; AMXQA_ERR_PASSAGE_TOO_LONG /
  * AMXQA_ERR_QUESTION_TOO_LONG; AMXQA_ERR_OUTPUT_TOO_SMALL (info still
- * filled, `out` holds a truncated NUL-terminated prefix). An empty passage is
+ * filled, `out` holds a truncated NUL-terminated prefix). On every other
+ * error `out` is "" (when outcap > 0). An empty passage is
  * valid and is answered by abstaining. Never allocates. `info` may be NULL. */
 AMXQA_API amxqa_status amxqa_answer(amxqa_session* session, const char* question, size_t qlen,
                                     const char* passage, size_t plen, char* out, size_t outcap,

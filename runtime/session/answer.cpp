@@ -179,6 +179,9 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
     return AMXQA_ERR_INVALID_ARGUMENT;
   }
   amxqa_answer_info info;
+  // memset, not `= {}`: it also zeroes the padding bytes the caller receives
+  // (answers compare byte for byte). All-zero bits are 0.0f in IEEE 754.
+  // cppcheck-suppress memsetClassFloat
   std::memset(&info, 0, sizeof info);
   info.isa = s->isa;
   if (info_out) *info_out = info;
@@ -255,6 +258,8 @@ extern "C" {
 AMXQA_API amxqa_status amxqa_answer(amxqa_session* session, const char* question, size_t qlen,
                                     const char* passage, size_t plen, char* out, size_t outcap,
                                     amxqa_answer_info* info) {
+  // `out` is a valid (empty) string whatever the status, so callers may print it.
+  if (out && outcap) out[0] = '\0';
   return amxqa::run(session, question, qlen, passage, plen, amxqa::Sink{}, out, outcap, false,
                     info);
 }

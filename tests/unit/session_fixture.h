@@ -120,9 +120,9 @@ struct Asked {
 inline Asked ask(amxqa_session* s, const std::string& q, const std::string& p,
                  size_t outcap = 4096) {
   Asked a;
-  std::vector<char> out(outcap + 1, '#');
+  std::vector<char> out(outcap + 1, '\0');
   a.status = amxqa_answer(s, q.data(), q.size(), p.data(), p.size(), out.data(), outcap, &a.info);
-  if (outcap) a.text.assign(out.data(), std::strlen(out.data()));
+  if (outcap) a.text.assign(out.data(), strnlen(out.data(), outcap));
   // The answer's bytes may hold NULs: take the span when it fits.
   if (a.status == AMXQA_OK && s->opt.extractive && !a.info.abstained)
     a.text = p.substr(a.info.span_begin, a.info.span_end - a.info.span_begin);
