@@ -104,6 +104,7 @@ void kernel_bf16(size_t kc, const uint32_t* a, const uint32_t* b, float* c, size
     const __m512bh b1 = (__m512bh)_mm512_load_si512(b + p * kNR + 16);
 #pragma GCC unroll 14
     for (int i = 0; i < M; ++i) {
+      // NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): a[] is fully packed by the caller for p < kc.
       const __m512bh ai = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[i * kKC + p]));
       acc0[i] = _mm512_dpbf16_ps(acc0[i], ai, b0);
       acc1[i] = _mm512_dpbf16_ps(acc1[i], ai, b1);
@@ -351,6 +352,9 @@ struct Bf16Gemm {
       } else {
         // Plain rows: 16 pairs (32 bf16) of a row per load, transposed; the
         // 16-bit mask leaves the partner of an odd last column zero.
+        // The scratch holds 32-bit lanes that SIMD loads read as f32 or as bf16 pairs
+        // (intrinsic types may alias); reinterpreting the bits is intended.
+        // cppcheck-suppress invalidPointerCast
         float* fdst = reinterpret_cast<float*>(dst);
         pack_rows_transposed(nr, kc, fdst, [&](size_t j, size_t p, size_t) {
           const size_t c = (p0 + p) * 2;
@@ -483,6 +487,9 @@ void pack_x_f32(const float* X, size_t ldx, size_t mt, size_t p0, size_t kc, flo
 }
 void pack_x_bf16(const float* X, size_t ldx, size_t cols, size_t mt, size_t p0, size_t kc,
                  uint32_t* xp) {
+  // The scratch holds 32-bit lanes that SIMD loads read as f32 or as bf16 pairs
+  // (intrinsic types may alias); reinterpreting the bits is intended.
+  // cppcheck-suppress invalidPointerCast
   pack_rows_transposed(mt, kc, reinterpret_cast<float*>(xp), [&](size_t j, size_t p, size_t) {
     const size_t c = (p0 + p) * 2, left = cols - c;  // c < cols: p indexes a real pair
     const float* src = X + j * ldx + c;
@@ -505,6 +512,9 @@ void matmul_wx(const WeightView& w, const float* X, size_t ldx, size_t m, float*
       const size_t kc = units - pc < kWxKC ? units - pc : kWxKC;
       const bool acc = pc > 0;
       if (bf16)
+        // The scratch holds 32-bit lanes that SIMD loads read as f32 or as bf16 pairs
+        // (intrinsic types may alias); reinterpreting the bits is intended.
+        // cppcheck-suppress invalidPointerCast
         pack_x_bf16(Xi, ldx, cols, mt, pc, kc, reinterpret_cast<uint32_t*>(xbuf));
       else
         pack_x_f32(Xi, ldx, mt, pc, kc, xbuf);
@@ -517,6 +527,9 @@ void matmul_wx(const WeightView& w, const float* X, size_t ldx, size_t m, float*
           const bool fetch = t0 == 0 && r0 + 2 * kWxMR <= R;
           if (bf16) {
             const uint32_t* a = static_cast<const uint32_t*>(w.data) + pc * R + r0;
+            // The scratch holds 32-bit lanes that SIMD loads read as f32 or as bf16 pairs
+            // (intrinsic types may alias); reinterpreting the bits is intended.
+            // cppcheck-suppress invalidPointerCast
             const uint32_t* xp = reinterpret_cast<const uint32_t*>(xbuf) + t0 * kc;
             const uint32_t* pf = fetch ? a + kWxMR : nullptr;
             if (nt > 16) {
@@ -636,6 +649,7 @@ float row_dot(const WeightView& w, size_t r, const float* x) {
       if (w.layout == Layout::vnni4) {
         const int8_t* d = static_cast<const int8_t*>(w.data);
         float acc = 0.0f;
+        // NOLINTNEXTLINE(bugprone-integer-division): c / 4 is an index into the vnni4 layout.
         for (size_t c = 0; c < n; ++c) acc += static_cast<float>(d[((c / 4) * w.rows + r) * 4 + (c & 3)]) * x[c];
         return w.scales[r] * acc;
       }

@@ -59,6 +59,7 @@ float row_dot(const WeightView& w, size_t r, const float* x) {
   if (w.dtype == DType::i8) {  // vnni4: integer-valued sum first, row scale once
     const int8_t* d = static_cast<const int8_t*>(w.data);
     for (size_t c = 0; c < n; ++c)
+      // NOLINTNEXTLINE(bugprone-integer-division): c / 4 is an index into the vnni4 layout.
       acc += static_cast<float>(d[((c / 4) * w.rows + r) * 4 + (c & 3)]) * x[c];
     return w.scales[r] * acc;
   }

@@ -149,6 +149,8 @@ void swa_heads(amxqa_session* s, LayerState& st, uint32_t m, float* scratch, siz
   const Dims& d = s->dim;
   BlockBuffers& b = s->blk;
   const size_t kvw = size_t(d.G) * d.hd, aw = size_t(d.H) * d.hd;
+  // d.G >= 1 and H % G == 0, so group >= 1: amxqa_model_open validates both.
+  // NOLINTNEXTLINE(clang-analyzer-core.DivideZero)
   const uint32_t group = d.H / d.G;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d.hd));
   auto window_lo = [&](uint32_t pos) { return pos + 1 > d.W ? pos + 1 - d.W : 0u; };
@@ -161,6 +163,7 @@ void swa_heads(amxqa_session* s, LayerState& st, uint32_t m, float* scratch, siz
       const uint32_t pos = s->pos + t0, lo = window_lo(pos);
       const size_t first = lo - st.kv_base, n = pos - lo + 1;
       for (uint32_t h = 0; h < d.H; ++h)
+        // NOLINTNEXTLINE(clang-analyzer-core.DivideZero): group >= 1 (see above).
         attend_row(k, b.q + t0 * d.qkv_w + h * d.hd, st.kv_k + first * kvw + (h / group) * d.hd,
                    st.kv_v + first * kvw + (h / group) * d.hd, kvw, n, d.hd, b.probs,
                    b.att + t0 * aw + h * d.hd);
