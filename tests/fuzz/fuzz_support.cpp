@@ -18,18 +18,16 @@ AlignedCopy::AlignedCopy(const void* src, size_t size) : size_(size) {
 
 AlignedCopy::~AlignedCopy() { std::free(data_); }
 
-namespace {
-// Never freed (and reachable, so LeakSanitizer is quiet): the model view must
-// outlive every session of the process, including those in static storage.
-AlignedCopy* g_tiny_file = nullptr;
-AlignedCopy* g_tiny_storage = nullptr;
-}  // namespace
-
 const amxqa_model* tiny_model() {
+  // Function-local statics live until exit and stay reachable, so LeakSanitizer
+  // is quiet (write-only globals were optimised away at -O2 and leaked); the
+  // model view must outlive every session, including those in static storage.
+  static const std::vector<uint8_t> bytes = write_model(make_random_model("tiny", 7));
+  static AlignedCopy file_copy(bytes.data(), bytes.size());
+  static AlignedCopy storage_copy(AMXQA_MODEL_STORAGE_BYTES);
   static const amxqa_model* model = [] {
-    const std::vector<uint8_t> bytes = write_model(make_random_model("tiny", 7));
-    auto* file = g_tiny_file = new AlignedCopy(bytes.data(), bytes.size());
-    auto* storage = g_tiny_storage = new AlignedCopy(AMXQA_MODEL_STORAGE_BYTES);
+    AlignedCopy* file = &file_copy;
+    AlignedCopy* storage = &storage_copy;
     amxqa_model* m = nullptr;
     const amxqa_status st = amxqa_model_open(file->data(), file->size(), storage->data(), &m);
     if (st != AMXQA_OK) {
