@@ -6,14 +6,7 @@
 # Inputs: BUILD_DIR, WORK_DIR, C_COMPILER, CXX_COMPILER.
 cmake_minimum_required(VERSION 3.20)
 
-function(run_step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
-  endif()
-  message(STATUS "${what}: ok")
-  set(STEP_OUTPUT "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/AmxqaScriptSteps.cmake)
 
 set(prefix ${WORK_DIR}/prefix)
 set(consumer ${WORK_DIR}/consumer)

@@ -5,14 +5,7 @@
 # Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, MODEL, C_COMPILER, CXX_COMPILER.
 cmake_minimum_required(VERSION 3.20)
 
-function(run_step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
-  endif()
-  message(STATUS "${what}: ok")
-  set(STEP_OUTPUT "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/AmxqaScriptSteps.cmake)
 
 set(prefix ${WORK_DIR}/prefix)
 file(REMOVE_RECURSE ${WORK_DIR})

@@ -122,7 +122,14 @@ void moe_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L,
       // y_e = w2_e · act;  out += g·y_e  ⇒ dW2_e += g·doutᵀ act; G = dout·w2_e; dg = <G, act>
       gemm_tn_acc(d, f, blk.len, dob, d, aj, f, W2.g.data() + e * d * f, f, g);
       gemm_nn(blk.len, f, d, dob, d, W2.w.data() + e * d * f, f, G, f);
-      const float dg = simd::dot(G, aj, blk.len * f);
+      // <G, act> through the runtime's row-dot kernel: G viewed as one f32 row.
+      float dg = 0.f;
+      const uint32_t row0 = 0;
+      WeightView gv;
+      gv.rows = 1;
+      gv.cols = static_cast<uint32_t>(blk.len * f);
+      gv.data = G;
+      train_kernels().rows_dot(gv, &row0, 1, aj, &dg);
       dgate[j] = dg;
       gsum += g * dg;
       simd::relu2_backward(pj, G, blk.len * f);  // G ← d(act)/d(pre) ⊙ G, still missing g

@@ -14,6 +14,17 @@ namespace amxqa::train {
 
 namespace {
 
+// Backward through a pre-norm residual sub-layer y = x + F(RMSNorm(x; g)):
+// dx = dy (the residual) + RMSNorm'(x)ᵀ · dnorm, where dnorm is F's input
+// gradient; also accumulates the gain gradient into norm.g.
+void residual_norm_backward(Param& norm, const float* x, const float* inv, const float* dnorm,
+                            const float* dy, size_t n, size_t d, float* dx) {
+  std::memcpy(dx, dy, n * d * sizeof(float));
+  for (size_t p = 0; p < n; ++p)
+    simd::rmsnorm_backward(x + p * d, norm.w.data(), inv[p], dnorm + p * d, d, dx + p * d,
+                           norm.g.data());
+}
+
 void check_tokens(const ArchConfig& a, const uint32_t* tokens, size_t n) {
   if (n == 0 || tokens[0] != kBos) throw std::invalid_argument("document must start with BOS");
   for (size_t i = 0; i < n; ++i)
@@ -90,11 +101,7 @@ void backward_layers(const ArchConfig& a, std::vector<Param>& P, Work& im, const
       im.times.mlp += seconds_since(t0);
     }
     t0 = Clock::now();
-    std::memcpy(dh, dx, n * d * sizeof(float));
-    const float* g2 = P[L.ffn_norm].w.data();
-    float* dg2 = P[L.ffn_norm].g.data();
-    for (size_t p = 0; p < n; ++p)
-      simd::rmsnorm_backward(A.h.data() + p * d, g2, A.inv2[p], din + p * d, d, dh + p * d, dg2);
+    residual_norm_backward(P[L.ffn_norm], A.h.data(), A.inv2.data(), din, dx, n, d, dh);
     im.times.other += seconds_since(t0);
     // h = x_in + Mixer(u), u = RMSNorm(x_in)
     t0 = Clock::now();
@@ -104,11 +111,7 @@ void backward_layers(const ArchConfig& a, std::vector<Param>& P, Work& im, const
       swa_backward(a, P, L, A, im, n, dh, din);
     im.times.attention += seconds_since(t0);
     t0 = Clock::now();
-    std::memcpy(dx, dh, n * d * sizeof(float));
-    const float* g1 = P[L.attn_norm].w.data();
-    float* dg1 = P[L.attn_norm].g.data();
-    for (size_t p = 0; p < n; ++p)
-      simd::rmsnorm_backward(A.xin.data() + p * d, g1, A.inv1[p], din + p * d, d, dx + p * d, dg1);
+    residual_norm_backward(P[L.attn_norm], A.xin.data(), A.inv1.data(), din, dh, n, d, dx);
     im.times.other += seconds_since(t0);
   }
   auto t0 = Clock::now();

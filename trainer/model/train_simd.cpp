@@ -22,20 +22,6 @@ AVX512 inline __mmask16 tail_mask(size_t left) {
   return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1u);
 }
 
-AVX512 float dot_avx512(const float* a, const float* b, size_t n) {
-  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
-    s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
-  }
-  for (; i < n; i += 16) {
-    const __mmask16 m = tail_mask(n - i);
-    s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s0);
-  }
-  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-}
-
 float dot_scalar(const float* a, const float* b, size_t n) {
   float s[4] = {0, 0, 0, 0};
   size_t i = 0;
@@ -262,9 +248,6 @@ void rmsnorm_backward(const float* x, const float* g, float inv, const float* dy
   rmsnorm_backward_scalar(x, g, inv, dy, n, dx, dg);
 }
 
-float dot(const float* a, const float* b, size_t n) {
-  return kAvx512 ? dot_avx512(a, b, n) : dot_scalar(a, b, n);
-}
 
 void relu2_backward(const float* pre, float* dact, size_t n) {
   if (kAvx512) return relu2_backward_avx512(pre, dact, n);

@@ -9,9 +9,6 @@
 
 namespace amxqa::train::simd {
 
-// Σ a_i b_i
-float dot(const float* a, const float* b, size_t n);
-
 // dact[i] ← pre[i] > 0 ? 2·pre[i]·dact[i] : 0      (d relu(x)²/dx)
 void relu2_backward(const float* pre, float* dact, size_t n);
 
