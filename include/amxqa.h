@@ -240,7 +240,9 @@ typedef struct amxqa_session_options {
   amxqa_isa isa;                 /* default AMXQA_ISA_AUTO; a cap, also via AMXQA_MAX_ISA */
   uint8_t extractive;            /* default 1: answers are passage spans; 0: free mode */
   uint8_t use_vocab_mask;        /* default 1: the model's static vocabulary mask applies */
-  uint8_t reserved[6];
+  uint8_t whole_words;           /* default 1 (extractive): a span starts and ends on word
+                                    boundaries, never inside a word (schemas/MODEL.md) */
+  uint8_t reserved[5];
 } amxqa_session_options;
 
 /* Fills the defaults above. Never fails. */

@@ -221,6 +221,8 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
     return AMXQA_ERR_PASSAGE_TOO_LONG;
   }
   const uint32_t n = static_cast<uint32_t>(np);
+  s->passage = reinterpret_cast<const uint8_t*>(in.p);
+  s->passage_len = plen;
 
   prefill_prompt(s, static_cast<uint32_t>(nq), n);
   const uint64_t t1 = now_ns();

@@ -12,6 +12,56 @@ bool is_ascii_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
+// Word characters for the whole-words rule: ASCII letters and digits, and
+// non-ASCII code points except Latin-1 punctuation (U+0080–U+00BF: no-break
+// space, « » °) and the general and CJK punctuation blocks (curly quotes,
+// dashes). Those code points decide whether a span edge splits a word.
+bool word_code_point(uint32_t cp) {
+  if (cp < 0x80)
+    return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
+  if (cp <= 0xBF) return false;
+  if (cp >= 0x2000 && cp <= 0x206F) return false;
+  if (cp >= 0x3000 && cp <= 0x303F) return false;
+  return true;
+}
+
+// The code point whose UTF-8 starts at p[i] (a lone or broken byte counts as itself).
+uint32_t code_point_at(const uint8_t* p, size_t n, size_t i) {
+  const uint32_t b = p[i];
+  const size_t len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+  if (len == 1 || i + len > n) return b;
+  uint32_t cp = b & (0x3Fu >> (len - 1));
+  for (size_t k = 1; k < len; ++k) {
+    if ((p[i + k] & 0xC0) != 0x80) return b;
+    cp = (cp << 6) | (p[i + k] & 0x3F);
+  }
+  return cp;
+}
+
+// Is there a word character right after byte offset `at` / right before it?
+bool word_after(const amxqa_session* s, size_t at) {
+  return at < s->passage_len && word_code_point(code_point_at(s->passage, s->passage_len, at));
+}
+bool word_before(const amxqa_session* s, size_t at) {
+  if (at == 0 || at > s->passage_len) return false;
+  size_t i = at - 1;
+  for (int k = 0; k < 3 && i > 0 && (s->passage[i] & 0xC0) == 0x80; ++k) --i;
+  return word_code_point(code_point_at(s->passage, at, i));
+}
+
+// Under whole_words, may a span start at passage token i / end after token i?
+// A span edge is allowed unless it falls between two word characters.
+bool may_start(const amxqa_session* s, uint32_t i) {
+  if (!s->opt.whole_words) return true;
+  const size_t b = s->pass_off[i];
+  return !(word_before(s, b) && word_after(s, b));
+}
+bool may_end(const amxqa_session* s, uint32_t i, uint32_t n_pass) {
+  if (!s->opt.whole_words) return true;
+  const size_t e = i + 1 < n_pass ? s->pass_off[i + 1] : s->passage_len;
+  return !(word_before(s, e) && word_after(s, e));
+}
+
 // Appends id to s->allowed[n] unless already there; returns the new count.
 size_t add_unique(amxqa_session* s, size_t n, uint32_t id) {
   uint8_t& byte = s->seen[id >> 3];
@@ -71,7 +121,7 @@ bool token_generatable(const amxqa_session* s, uint32_t id) {
 size_t allowed_first(amxqa_session* s, uint32_t n_pass, size_t* n_span) {
   size_t n = 0;
   for (uint32_t i = 0; i < n_pass; ++i)
-    if (token_generatable(s, s->pass_ids[i])) n = add_unique(s, n, s->pass_ids[i]);
+    if (token_generatable(s, s->pass_ids[i]) && may_start(s, i)) n = add_unique(s, n, s->pass_ids[i]);
   clear_seen(s, n);
   *n_span = n;
   s->allowed[n++] = s->model->abstain;
@@ -80,13 +130,16 @@ size_t allowed_first(amxqa_session* s, uint32_t n_pass, size_t* n_span) {
 
 size_t allowed_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, size_t* n_span) {
   size_t n = 0;
+  bool can_end = false;
   for (uint32_t c = 0; c < n_cand; ++c) {
     const uint32_t i = s->cand[c] + 1;
     if (i < n_pass && token_generatable(s, s->pass_ids[i])) n = add_unique(s, n, s->pass_ids[i]);
+    can_end = can_end || may_end(s, s->cand[c], n_pass);
   }
   clear_seen(s, n);
   *n_span = n;
-  s->allowed[n++] = s->model->eot;
+  // No continuation at all stops decoding whatever EOT's status (answer.cpp).
+  if (can_end) s->allowed[n++] = s->model->eot;
   return n;
 }
 
@@ -106,7 +159,7 @@ Choice pick_free(const amxqa_session* s, const float* logits, uint32_t step) {
 uint32_t candidates_first(amxqa_session* s, uint32_t n_pass, uint32_t id) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < n_pass; ++i)
-    if (s->pass_ids[i] == id) s->cand[n++] = i;
+    if (s->pass_ids[i] == id && may_start(s, i)) s->cand[n++] = i;
   return n;
 }
 

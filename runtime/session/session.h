@@ -78,6 +78,8 @@ struct amxqa_session {
   // Per passage token (16 bytes each).
   uint32_t* pass_ids;     // max_passage_tokens
   uint32_t* pass_off;     // byte offset of each passage token
+  const uint8_t* passage; // the caller's passage during one answer call (whole-words rule)
+  size_t passage_len;
   uint32_t* cand;         // candidate end positions of the current span
   uint32_t* allowed;      // max_passage_tokens + 2 ids allowed at this step
   uint32_t* q_ids;        // max_question_tokens

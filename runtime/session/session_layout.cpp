@@ -173,6 +173,7 @@ Effective effective_options(const amxqa_session_options* in) {
   if (e.isa_known) o.isa = static_cast<amxqa_isa>(raw_isa);
   o.extractive = in->extractive ? 1 : 0;
   o.use_vocab_mask = in->use_vocab_mask ? 1 : 0;
+  o.whole_words = in->whole_words ? 1 : 0;
   return e;
 }
 
@@ -209,6 +210,7 @@ AMXQA_API void amxqa_session_options_default(amxqa_session_options* o) {
   o->isa = AMXQA_ISA_AUTO;
   o->extractive = 1;
   o->use_vocab_mask = 1;
+  o->whole_words = 1;
 }
 
 AMXQA_API size_t amxqa_session_size(const amxqa_model* model,

@@ -135,6 +135,7 @@ bool session_options(const char* cmd, const Args& args, amxqa_session_options* o
     return false;
   }
   options->max_passage_tokens = static_cast<uint32_t>(n);
+  if (args.flag("split-words")) options->whole_words = 0;
   return true;
 }
 

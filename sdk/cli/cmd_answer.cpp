@@ -12,7 +12,7 @@ namespace {
 
 const char kHelp[] =
     "usage: amxqa answer [--model M] --question Q --passage-file F [--json] [--isa ISA]\n"
-    "                    [--max-passage-tokens N]\n\n"
+    "                    [--max-passage-tokens N] [--split-words]\n\n"
     "Prints the answer (the exact passage bytes of its span), or an empty line when\n"
     "the model abstains because the passage does not contain the answer.\n\n"
     "  --model M               model file (default: $AMXQA_MODEL, then the bundled default.amxqa)\n"
@@ -20,7 +20,8 @@ const char kHelp[] =
     "  --passage-file F        the passage; '-' reads it from stdin\n"
     "  --json                  print every field of amxqa_answer_info as one JSON object\n"
     "  --isa ISA               auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
-    "  --max-passage-tokens N  session capacity (default 4096)\n";
+    "  --max-passage-tokens N  session capacity (default 4096)\n"
+    "  --split-words           let a span start or end inside a word (default: whole words)\n";
 
 std::string answer_json(const amxqa::Answer& a) {
   const amxqa_answer_info& i = a.info;
@@ -45,7 +46,7 @@ std::string answer_json(const amxqa::Answer& a) {
 
 int cmd_answer(int argc, char** argv, int first) {
   const char* cmd = "answer";
-  ArgSpec spec{{"model", "question", "passage-file", "isa", "max-passage-tokens"}, {"json"}, 0, 0};
+  ArgSpec spec{{"model", "question", "passage-file", "isa", "max-passage-tokens"}, {"json", "split-words"}, 0, 0};
   Args args(spec, argc, argv, first);
   if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
   if (!args.has("question")) return usage_error(cmd, "--question is required");

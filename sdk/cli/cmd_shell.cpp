@@ -13,7 +13,7 @@ namespace amxqa::cli {
 
 namespace {
 const char kHelp[] =
-    "usage: amxqa shell [--model M] --passage-file F [--isa ISA] [--max-passage-tokens N]\n\n"
+    "usage: amxqa shell [--model M] --passage-file F [--isa ISA] [--max-passage-tokens N] [--split-words]\n\n"
     "Loads the passage, then reads one question per line from stdin and prints\n"
     "  <answer>\t<latency> ms\n"
     "(latency: wall clock of the whole call: tokenising, prefill and decoding)\n"
@@ -23,7 +23,7 @@ const char kHelp[] =
 
 int cmd_shell(int argc, char** argv, int first) {
   const char* cmd = "shell";
-  ArgSpec spec{{"model", "passage-file", "isa", "max-passage-tokens"}, {}, 0, 0};
+  ArgSpec spec{{"model", "passage-file", "isa", "max-passage-tokens"}, {"split-words"}, 0, 0};
   Args args(spec, argc, argv, first);
   if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
   if (!args.has("passage-file")) return usage_error(cmd, "--passage-file is required");

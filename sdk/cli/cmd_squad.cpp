@@ -20,7 +20,7 @@ namespace {
 
 const char kHelp[] =
     "usage: amxqa squad [--model M] --data FILE.json[.gz] --out preds.json [--limit N]\n"
-    "                   [--examples N] [--isa ISA] [--max-passage-tokens N]\n\n"
+    "                   [--examples N] [--isa ISA] [--max-passage-tokens N] [--split-words]\n\n"
     "Answers every question of a SQuAD v1.1/v2.0-format file and writes the standard\n"
     "predictions file {\"id\": \"answer\"} (\"\" for an abstention). Prints exact match\n"
     "and F1 (lower-case, no punctuation, no articles a/an/the, collapsed white space;\n"
@@ -31,7 +31,8 @@ const char kHelp[] =
     "  --limit N         only the first N questions\n"
     "  --examples N      generations to show (default 10)\n"
     "  --isa ISA         auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
-    "  --max-passage-tokens N  session capacity (default 4096)\n";
+    "  --max-passage-tokens N  session capacity (default 4096)\n"
+    "  --split-words           let a span start or end inside a word (default: whole words)\n";
 
 struct Outcome {
   std::string prediction;
@@ -113,7 +114,7 @@ bool write_predictions(const std::string& path, const EvalSet& set, const std::v
 
 int cmd_squad(int argc, char** argv, int first) {
   const char* cmd = "squad";
-  ArgSpec spec{{"model", "data", "out", "limit", "examples", "isa", "max-passage-tokens"}, {}, 0, 0};
+  ArgSpec spec{{"model", "data", "out", "limit", "examples", "isa", "max-passage-tokens"}, {"split-words"}, 0, 0};
   Args args(spec, argc, argv, first);
   if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
   if (!args.has("data")) return usage_error(cmd, "--data is required");

@@ -3,6 +3,7 @@
 // sessions in aligned memory, generate random question/passage pairs, and an
 // independent greedy-decoding oracle driven by full-sequence logits.
 #pragma once
+#include <cctype>
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -173,10 +174,53 @@ inline bool oracle_generatable(const amxqa_model* m, uint32_t id, bool use_mask)
 
 // Greedy extractive decoding; each step re-runs the whole sequence through
 // the full-sequence forward (quadratic, fine for the tiny model).
+// MODEL.md "Whole words", written independently of runtime/session/decode.cpp:
+// the passage is decoded into code points once, and a byte offset is an
+// allowed span edge unless word characters lie on both sides of it.
+struct OracleWords {
+  std::vector<int8_t> word_before, word_after;  // per byte offset 0..n: -1 unknown
+  explicit OracleWords(const std::string& p) : word_before(p.size() + 1, 0), word_after(p.size() + 1, 0) {
+    auto is_word = [](uint32_t cp) {
+      if (cp < 0x80) return bool(std::isalnum(static_cast<int>(cp)));
+      return !(cp <= 0xBF || (cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x3000 && cp <= 0x303F));
+    };
+    size_t i = 0;
+    while (i < p.size()) {
+      const auto b = static_cast<uint8_t>(p[i]);
+      size_t len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+      uint32_t cp = b;
+      if (len > 1 && i + len <= p.size()) {
+        uint32_t v = b & (0x3Fu >> (len - 1));
+        bool ok = true;
+        for (size_t k = 1; k < len; ++k) {
+          const auto c = static_cast<uint8_t>(p[i + k]);
+          ok = ok && (c & 0xC0) == 0x80;
+          v = (v << 6) | (c & 0x3F);
+        }
+        if (ok) cp = v;
+        else len = 1;
+      } else {
+        len = 1;
+      }
+      word_after[i] = is_word(cp);
+      word_before[i + len] = is_word(cp);
+      i += len;
+    }
+  }
+  bool edge_ok(size_t at) const { return !(word_before[at] && word_after[at]); }
+};
+
 inline Oracle oracle_extractive(amxqa_session* s, const std::string& q, const std::string& p) {
   const amxqa_model* m = s->model;
   const bool mask = s->opt.use_vocab_mask;
   const auto pass = encode_text(m, p);
+  std::vector<uint32_t> ids(p.size() + 1), offs(p.size() + 1);
+  encode(m->tok, p.data(), p.size(), ids.data(), offs.data(), ids.size());
+  const OracleWords words(p);
+  auto may_start = [&](size_t i) { return !s->opt.whole_words || words.edge_ok(offs[i]); };
+  auto may_end = [&](size_t i) {
+    return !s->opt.whole_words || words.edge_ok(i + 1 < pass.size() ? offs[i + 1] : p.size());
+  };
   std::vector<uint32_t> seq = prompt_ids(m, q, p);
   std::vector<size_t> cand;
   Oracle o;
@@ -187,30 +231,34 @@ inline Oracle oracle_extractive(amxqa_session* s, const std::string& q, const st
         if (a == id) return;
       allowed.push_back(id);
     };
+    bool terminal_ok = true;
     if (step == 1) {
-      for (uint32_t id : pass)
-        if (oracle_generatable(m, id, mask)) add(id);
+      for (size_t i = 0; i < pass.size(); ++i)
+        if (oracle_generatable(m, pass[i], mask) && may_start(i)) add(pass[i]);
     } else {
       if (o.tokens.size() == s->opt.max_answer_tokens) break;
-      for (size_t i : cand)
+      terminal_ok = false;
+      for (size_t i : cand) {
         if (i + 1 < pass.size() && oracle_generatable(m, pass[i + 1], mask)) add(pass[i + 1]);
+        terminal_ok = terminal_ok || may_end(i);
+      }
       if (allowed.empty()) break;
     }
     const uint32_t terminal = step == 1 ? m->abstain : m->eot;
-    allowed.push_back(terminal);
+    if (terminal_ok) allowed.push_back(terminal);
     const auto z = all_logits(s, seq);
     const float* last = z.data() + (seq.size() - 1) * s->dim.V;
     uint32_t best = allowed[0];
     for (uint32_t id : allowed)
       if (last[id] > last[best] || (last[id] == last[best] && id < best)) best = id;
-    if (best == terminal) {
+    if (terminal_ok && best == terminal) {
       (step == 1 ? o.abstained : o.eot) = true;
       break;
     }
     std::vector<size_t> next;
     if (step == 1) {
       for (size_t i = 0; i < pass.size(); ++i)
-        if (pass[i] == best) next.push_back(i);
+        if (pass[i] == best && may_start(i)) next.push_back(i);
     } else {
       for (size_t i : cand)
         if (i + 1 < pass.size() && pass[i + 1] == best) next.push_back(i + 1);

@@ -2,6 +2,7 @@
 // pass (incremental == full), greedy extractive decoding against an
 // independent oracle, the answer API's edge cases, determinism, streaming and
 // the zero-allocation guarantee.
+#include <cctype>
 #include "session_fixture.h"
 #include "support/alloc_counter.h"
 
@@ -136,10 +137,13 @@ TEST_CASE("incremental == full on every available backend (f32 weights)") {
   }
 }
 
-TEST_CASE("greedy extractive decoding matches the oracle; answers are exact passage bytes") {
+static void check_against_oracle(bool whole_words) {
   auto tm = open_random("tiny", DType::f32, 21);
-  auto ts = make_session(tm->model, default_options(AMXQA_ISA_SCALAR));
+  amxqa_session_options opt = default_options(AMXQA_ISA_SCALAR);
+  opt.whole_words = whole_words;
+  auto ts = make_session(tm->model, opt);
   REQUIRE(ts->status == AMXQA_OK);
+  INFO("whole_words " << whole_words);
   Rng r{99};
   int answered = 0, abstained = 0, multi = 0;
   for (int i = 0; i < 40; ++i) {
@@ -184,10 +188,23 @@ TEST_CASE("greedy extractive decoding matches the oracle; answers are exact pass
       CHECK_FALSE(is_ascii_space(a.text.front()));
       CHECK_FALSE(is_ascii_space(a.text.back()));
     }
+    if (whole_words && !a.text.empty()) {
+      // Never inside an ASCII word: alnum on both sides of either edge.
+      auto alnum = [&](size_t i) { return std::isalnum(static_cast<unsigned char>(p[i])) != 0; };
+      const size_t b0 = a.info.span_begin, e0 = a.info.span_end;
+      CHECK_FALSE((b0 > 0 && alnum(b0 - 1) && alnum(b0)));
+      if (a.info.stopped_on_eot) CHECK_FALSE((e0 < p.size() && alnum(e0 - 1) && alnum(e0)));
+    }
   }
   MESSAGE("answered " << answered << " (multi-token " << multi << "), abstained " << abstained);
   CHECK(answered > 0);
 }
+
+TEST_CASE("greedy extractive decoding matches the oracle; answers are exact passage bytes") {
+  check_against_oracle(true);
+}
+
+TEST_CASE("the same with whole_words off: spans may split words") { check_against_oracle(false); }
 
 TEST_CASE("vocabulary mask: masked ids are never emitted") {
   ModelSpec spec = make_random_model("tiny", 31);

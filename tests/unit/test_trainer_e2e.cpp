@@ -6,7 +6,8 @@
 //       evaluation is at least kMinRelativeDrop (10%) below the first one's;
 //   (b) the exported .amxqa opens with amxqa_model_open and answers a question
 //       with an exact passage span or an abstention;
-//   (c) the plot is a well-formed SVG with polylines.
+//   (c) the plot is a well-formed SVG with polylines;
+//   (d) the report (MODEL_CARD.md) links rounds.svg and training.svg, both well formed.
 // Label "slow": about 40 s of one core in Release (the budget is 90 s).
 // Needs the shared data (${AMXQA_DATA}, default <repo>/../shared/data).
 #include <doctest/doctest.h>
@@ -168,6 +169,15 @@ TEST_CASE("ci-tiny recipe end to end: val loss falls, model answers, plot is an 
   const std::string svg = read_all(svg_path);
   CHECK(svg_problem(svg) == "");
   CHECK(svg.find("<polyline") != std::string::npos);
+
+  // (d) the report next to the model: the card shows both figures, and they render.
+  const std::string card = read_all(out + "/MODEL_CARD.md");
+  CHECK(card.find("](rounds.svg)") != std::string::npos);
+  CHECK(card.find("](training.svg)") != std::string::npos);
+  const std::string rounds = read_all(out + "/rounds.svg");
+  CHECK(svg_problem(rounds) == "");
+  CHECK(rounds.find("round 4") != std::string::npos);  // one bar group per round, 0..4
+  CHECK(svg_problem(read_all(out + "/training.svg")) == "");
 }
 
 }  // TEST_SUITE

@@ -427,6 +427,30 @@ TEST_CASE("sft sets: instruction spans end with EOT; abstention mix follows the 
   CHECK(qa.train.size() == 20);
   CHECK(qa.val.size() == 4);
 
+  // Crops: whole sentences around the answer, targets unchanged, validation never cropped.
+  std::vector<SquadArticle> long_arts(1);
+  {
+    SquadParagraph par;
+    par.context = para + " Later the Normans reached Sicily. They built castles there. Many returned home.";
+    const size_t at = par.context.find("Rollo");
+    for (int q = 0; q < 12; ++q) par.qas.push_back({"id", "Who swore fealty?", {"Rollo"}, {int64_t(at)}});
+    long_arts[0].paragraphs.push_back(par);
+  }
+  SftSet whole = build_qa_set(long_arts, tok, 8, 4, 4096, 3, 0.0);
+  SftSet cropped = build_qa_set(long_arts, tok, 8, 4, 4096, 3, 1.0);
+  REQUIRE(cropped.train.size() == whole.train.size());
+  bool any_shorter = false;
+  for (size_t i = 0; i < whole.train.size(); ++i) {
+    const Example &w = whole.train[i], &c = cropped.train[i];
+    CHECK(c.tokens.size() <= w.tokens.size());
+    any_shorter = any_shorter || c.tokens.size() < w.tokens.size();
+    // The answer and EOT (everything after the passage's ANS) are the same tokens.
+    CHECK(std::vector<uint32_t>(c.tokens.begin() + c.passage_end, c.tokens.end()) ==
+          std::vector<uint32_t>(w.tokens.begin() + w.passage_end, w.tokens.end()));
+  }
+  CHECK(any_shorter);
+  for (size_t i = 0; i < whole.val.size(); ++i) CHECK(cropped.val[i].tokens == whole.val[i].tokens);
+
   // Replay-free source: every cursor maps into the set, deterministically.
   ExampleSource src(mix.train, 5, nullptr, 0.0);
   ExampleSource src2(mix.train, 5, nullptr, 0.0);

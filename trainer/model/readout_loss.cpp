@@ -5,8 +5,13 @@
 //   sampled    — the document's targets ∪ a pool of `sampled_pool` distinct ids
 //                drawn from opt.seed (ours: plain sampled softmax, no logQ
 //                correction; the pool is uniform so the bias is a constant shift);
-//   extractive — the passage ids ∪ {EOT, ABSTAIN}: what extractive decoding allows
-//                (a target outside that set is added to it, so the loss stays finite).
+//   extractive — per answer step, exactly what extractive decoding allows
+//                (MODEL.md "Decoding"): the first answer row the passage ids and
+//                ABSTAIN; row k > 0 the tokens that follow an occurrence of the
+//                k answer tokens so far, and EOT (ours: train and decode see the
+//                same choice, so "continue or stop" is learnt as such). The
+//                target is always allowed, so the loss stays finite. The
+//                whole-words rule is not mirrored: it only removes wrong choices.
 // Cross-entropy per position; backward into tok_emb rows, final_norm and x_L.
 #include <algorithm>
 #include <cmath>
@@ -23,6 +28,29 @@ void add_candidate(Work& im, uint32_t id) {
   if (im.col_of[id] >= 0) return;
   im.col_of[id] = static_cast<int32_t>(im.cand.size());
   im.cand.push_back(id);
+}
+
+// Marks in im.allow the columns extractive decoding allows at `row` (see top).
+void allowed_columns(Work& im, const uint32_t* tokens, size_t n, const LossOptions& opt, uint32_t row) {
+  const size_t C = im.cand.size();
+  const uint32_t first = im.rows[0];  // the ANS row: answers are contiguous rows
+  const size_t k = row - first;       // answer tokens emitted before this row
+  const size_t pb = opt.passage_begin, pe = std::min<size_t>(opt.passage_end, n);
+  std::fill(im.allow.begin(), im.allow.begin() + static_cast<long>(C), uint8_t{0});
+  auto allow = [&](uint32_t id) {
+    const int32_t c = id < im.col_of.size() ? im.col_of[id] : -1;
+    if (c >= 0) im.allow[static_cast<size_t>(c)] = 1;
+  };
+  allow(tokens[row + 1]);
+  if (k == 0) {
+    allow(kAbstain);
+    for (size_t p = pb; p < pe; ++p) allow(tokens[p]);
+    return;
+  }
+  allow(kEot);
+  const uint32_t* prefix = tokens + first + 1;
+  for (size_t p = pb + k - 1; p + 1 < pe; ++p)
+    if (std::equal(prefix, prefix + k, tokens + p + 1 - k)) allow(tokens[p + 1]);
 }
 
 }  // namespace
@@ -77,8 +105,15 @@ void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   float* z = grow(im.zl, m * C);
   gemm_nt(m, C, d, xf, d, E, d, z, C);
   const float scale = opt.ce_scale > 0.f ? opt.ce_scale : 1.0f / static_cast<float>(m);
+  const bool per_step = opt.kind == LossKind::extractive && !full;
+  if (per_step) im.allow.resize(C);
   for (size_t i = 0; i < m; ++i) {
     float* zi = z + i * C;
+    if (per_step) {
+      allowed_columns(im, tokens, n, opt, im.rows[i]);
+      for (size_t c = 0; c < C; ++c)
+        if (!im.allow[c]) zi[c] = -INFINITY;  // softmax gives 0: no gradient either
+    }
     const size_t tc = static_cast<size_t>(im.col_of[tokens[im.rows[i] + 1]]);
     const float zt = zi[tc];
     size_t best = 0;

@@ -75,6 +75,7 @@ struct Work {
   std::vector<uint32_t> rows;      // predicted positions
   std::vector<uint32_t> cand;      // candidate ids of the loss's softmax
   std::vector<int32_t> col_of;     // [V] id → candidate column, -1 if absent
+  std::vector<uint8_t> allow;      // [C] extractive: may this row emit column c
   std::vector<uint32_t> tcol;      // per predicted row: target column
   std::vector<float> xf, finv, ec, zl, dxf, dec;
 

@@ -44,7 +44,9 @@ StageConfig read_stage(const Recipe& r, const std::string& s, const AdamWConfig&
   c.examples = u32(r, s + ".examples", 2000);
   c.unanswerable_frac = r.number(s + ".unanswerable_frac", 0.0);
   c.replay_frac = r.number(s + ".replay_frac", 0.0);
-  if (c.unanswerable_frac < 0 || c.unanswerable_frac > 1 || c.replay_frac < 0 || c.replay_frac > 1)
+  c.crop_frac = r.number(s + ".crop_frac", 0.0);
+  if (c.unanswerable_frac < 0 || c.unanswerable_frac > 1 || c.replay_frac < 0 || c.replay_frac > 1 ||
+      c.crop_frac < 0 || c.crop_frac > 1)
     throw std::runtime_error(r.name() + ": " + s + " fractions must lie in [0, 1]");
   return c;
 }

@@ -23,6 +23,7 @@ struct StageConfig {
   uint32_t examples = 2000;         // SFT: examples built for the stage
   double unanswerable_frac = 0.0;   // sft_abstain: share of abstention examples
   double replay_frac = 0.0;         // SFT: share of pretraining pieces mixed in
+  double crop_frac = 0.0;           // sft_qa: share of passages cropped to sentences near the answer
 };
 
 struct RunConfig {

@@ -40,6 +40,7 @@ std::string model_card_markdown(const CardInput& in) {
   s += "\nRounds are scored on a subset (eval.round_limit questions); the final row below uses eval.limit. "
        "Stop-on-EOT is measured in free mode, abstention on made-up unanswerable pairs (a question with another "
        "paragraph of its article that holds none of its answers), over-refusal on answerable questions.\n\n";
+  for (const auto& f : in.figures) s += "![" + f.first + "](" + f.second + ")\n\n";
   s += "## Final scores\n\n" + in.final_scores + "\n\n";
   if (!in.probes.empty())
     s += "## Probes (greedy, free mode)\n\n| probe | accuracy | chance | n |\n|---|---|---|---|\n" + in.probes + "\n";

@@ -26,6 +26,7 @@ struct CardInput {
   std::string probes;           // Markdown table rows
   std::string samples;          // Markdown table rows
   std::string diagnostics;      // Markdown bullet list
+  std::vector<std::pair<std::string, std::string>> figures;  // caption, SVG file next to the card
 };
 
 std::string model_card_markdown(const CardInput& in);

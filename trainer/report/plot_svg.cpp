@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "report/json_line.h"
+#include "report/svg_text.h"
 #include "report/metrics_log.h"
 #include "squad/json.h"
 
@@ -64,23 +65,6 @@ PlotData read_metrics_log(const std::string& path) {
 
 namespace {
 
-std::string fmt(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
-
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
-  }
-  return o;
-}
-
 std::string tick_label(double v) {
   if (std::fabs(v) >= 1000) return format_count(v);
   char b[32];
@@ -101,9 +85,9 @@ std::string render_svg(const PlotData& d, const std::string& title) {
   const double pw = W - left - right;
   auto X = [&](double x) { return left + (x - xmin) / (xmax - xmin) * pw; };
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt(W) + "\" height=\"" + fmt(H) +
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg_num(W) + "\" height=\"" + svg_num(H) +
                     "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += "<text x=\"" + fmt(left) + "\" y=\"24\" font-size=\"16\">" + esc(title) + "</text>\n";
+  svg += "<text x=\"" + svg_num(left) + "\" y=\"24\" font-size=\"16\">" + svg_escape(title) + "</text>\n";
   for (size_t pi = 0; pi < d.panels.size(); ++pi) {
     const PlotPanel& p = d.panels[pi];
     const double y0 = top + pi * (PH + gap);
@@ -119,25 +103,25 @@ std::string render_svg(const PlotData& d, const std::string& title) {
     ymin -= pad;
     ymax += pad;
     auto Y = [&](double y) { return y0 + PH - (y - ymin) / (ymax - ymin) * PH; };
-    svg += "<text x=\"" + fmt(left) + "\" y=\"" + fmt(y0 - 8) + "\" font-weight=\"bold\">" + esc(p.title) + "</text>\n";
-    svg += "<rect x=\"" + fmt(left) + "\" y=\"" + fmt(y0) + "\" width=\"" + fmt(pw) + "\" height=\"" + fmt(PH) +
+    svg += "<text x=\"" + svg_num(left) + "\" y=\"" + svg_num(y0 - 8) + "\" font-weight=\"bold\">" + svg_escape(p.title) + "</text>\n";
+    svg += "<rect x=\"" + svg_num(left) + "\" y=\"" + svg_num(y0) + "\" width=\"" + svg_num(pw) + "\" height=\"" + svg_num(PH) +
            "\" fill=\"none\" stroke=\"#444\"/>\n";
     for (int t = 0; t <= 4; ++t) {
       double yv = ymin + (ymax - ymin) * t / 4, yy = Y(yv);
-      svg += "<line x1=\"" + fmt(left) + "\" x2=\"" + fmt(left + pw) + "\" y1=\"" + fmt(yy) + "\" y2=\"" + fmt(yy) +
-             "\" stroke=\"#eee\"/>\n<text x=\"" + fmt(left - 6) + "\" y=\"" + fmt(yy + 4) +
+      svg += "<line x1=\"" + svg_num(left) + "\" x2=\"" + svg_num(left + pw) + "\" y1=\"" + svg_num(yy) + "\" y2=\"" + svg_num(yy) +
+             "\" stroke=\"#eee\"/>\n<text x=\"" + svg_num(left - 6) + "\" y=\"" + svg_num(yy + 4) +
              "\" text-anchor=\"end\">" + tick_label(yv) + "</text>\n";
       double xv = xmin + (xmax - xmin) * t / 4;
-      svg += "<text x=\"" + fmt(X(xv)) + "\" y=\"" + fmt(y0 + PH + 16) + "\" text-anchor=\"middle\">" +
+      svg += "<text x=\"" + svg_num(X(xv)) + "\" y=\"" + svg_num(y0 + PH + 16) + "\" text-anchor=\"middle\">" +
              tick_label(xv) + "</text>\n";
     }
     for (const auto& st : d.stage_starts) {
       double xx = X(st.first);
-      svg += "<line x1=\"" + fmt(xx) + "\" x2=\"" + fmt(xx) + "\" y1=\"" + fmt(y0) + "\" y2=\"" + fmt(y0 + PH) +
+      svg += "<line x1=\"" + svg_num(xx) + "\" x2=\"" + svg_num(xx) + "\" y1=\"" + svg_num(y0) + "\" y2=\"" + svg_num(y0 + PH) +
              "\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n";
       if (pi == 0)
-        svg += "<text x=\"" + fmt(xx + 3) + "\" y=\"" + fmt(y0 + 12) + "\" fill=\"#666\" font-size=\"10\">" +
-               esc(st.second) + "</text>\n";
+        svg += "<text x=\"" + svg_num(xx + 3) + "\" y=\"" + svg_num(y0 + 12) + "\" fill=\"#666\" font-size=\"10\">" +
+               svg_escape(st.second) + "</text>\n";
     }
     double ly = y0 + 14;
     for (const auto& s : p.series) {
@@ -145,20 +129,20 @@ std::string render_svg(const PlotData& d, const std::string& title) {
       if (s.dots) {
         for (const auto& pt : s.points)
           if (std::isfinite(pt.y))
-            svg += "<circle cx=\"" + fmt(X(pt.x)) + "\" cy=\"" + fmt(Y(pt.y)) + "\" r=\"3\" fill=\"" + s.color + "\"/>\n";
+            svg += "<circle cx=\"" + svg_num(X(pt.x)) + "\" cy=\"" + svg_num(Y(pt.y)) + "\" r=\"3\" fill=\"" + s.color + "\"/>\n";
       } else {
         svg += "<polyline fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"1.5\" points=\"";
         for (const auto& pt : s.points)
-          if (std::isfinite(pt.y)) svg += fmt(X(pt.x)) + "," + fmt(Y(pt.y)) + " ";
+          if (std::isfinite(pt.y)) svg += svg_num(X(pt.x)) + "," + svg_num(Y(pt.y)) + " ";
         svg += "\"/>\n";
       }
-      svg += "<rect x=\"" + fmt(left + pw + 12) + "\" y=\"" + fmt(ly - 9) + "\" width=\"10\" height=\"10\" fill=\"" +
-             s.color + "\"/>\n<text x=\"" + fmt(left + pw + 26) + "\" y=\"" + fmt(ly) + "\">" + esc(s.name) +
+      svg += "<rect x=\"" + svg_num(left + pw + 12) + "\" y=\"" + svg_num(ly - 9) + "\" width=\"10\" height=\"10\" fill=\"" +
+             s.color + "\"/>\n<text x=\"" + svg_num(left + pw + 26) + "\" y=\"" + svg_num(ly) + "\">" + svg_escape(s.name) +
              "</text>\n";
       ly += 18;
     }
   }
-  svg += "<text x=\"" + fmt(left + pw / 2) + "\" y=\"" + fmt(H - 6) +
+  svg += "<text x=\"" + svg_num(left + pw / 2) + "\" y=\"" + svg_num(H - 6) +
          "\" text-anchor=\"middle\">tokens trained (all stages)</text>\n</svg>\n";
   return svg;
 }

@@ -40,7 +40,7 @@ QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const
       for (const auto& q : p.qas) all.push_back({&p, &q});
   std::vector<QaRef> chosen = evenly(all, opt.limit);
 
-  size_t abstained = 0, shown_every = std::max<size_t>(1, chosen.size() / std::max<size_t>(1, opt.show));
+  size_t abstained = 0, ended_on_eot = 0, shown_every = std::max<size_t>(1, chosen.size() / std::max<size_t>(1, opt.show));
   for (size_t i = 0; i < chosen.size(); ++i) {
     const QaRef& r = chosen[i];
     CapiAnswer a = model.answer(r.qa->question, r.para->context, true, opt.use_vocab_mask);
@@ -53,6 +53,7 @@ QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const
     e.em += best_exact_match(a.text, r.qa->answers);
     e.f1 += best_f1(a.text, r.qa->answers);
     abstained += a.info.abstained;
+    ended_on_eot += !a.info.abstained && a.info.stopped_on_eot;
     if (i % shown_every == 0 && e.samples.size() < opt.show)
       e.samples.push_back({r.qa->question, r.qa->answers[0], a.text, a.info.abstained != 0, true});
   }
@@ -60,6 +61,7 @@ QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const
     e.em = 100.0 * e.em / e.n;
     e.f1 = 100.0 * e.f1 / e.n;
     e.over_refusal = 100.0 * abstained / e.n;
+    if (abstained < e.n) e.eot_share = 100.0 * ended_on_eot / (e.n - abstained);
   }
   e.ms_per_answer = e.n ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / e.n : 0;
 
@@ -105,9 +107,10 @@ void print_qa_eval(const QaEval& e, std::FILE* out) {
                  one_line(s.gold, 24).c_str(), one_line(s.prediction, 24).c_str(), s.abstained ? "yes" : "no");
   std::fprintf(out,
                "EM %.2f  F1 %.2f  (n=%zu)   over-refusal %.1f%%   abstention on unanswerable %.1f%% (n=%zu)   "
-               "stop-on-EOT (free mode) %.1f%% (n=%zu)   errors %zu   %.1f ms/answer\n",
-               e.em, e.f1, e.n, e.over_refusal, e.abstention, e.n_unanswerable, e.stop_rate, e.n_stop, e.errors,
-               e.ms_per_answer);
+               "stop-on-EOT (free mode) %.1f%% (n=%zu)   extractive answers ending on EOT %.1f%%   errors %zu   "
+               "%.1f ms/answer\n",
+               e.em, e.f1, e.n, e.over_refusal, e.abstention, e.n_unanswerable, e.stop_rate, e.n_stop, e.eot_share,
+               e.errors, e.ms_per_answer);
 }
 
 JsonLine qa_eval_json(const QaEval& e) {
@@ -115,7 +118,7 @@ JsonLine qa_eval_json(const QaEval& e) {
   j.add("em", e.em).add("f1", e.f1).add("n", static_cast<uint64_t>(e.n)).add("over_refusal", e.over_refusal)
       .add("abstention", e.abstention).add("n_unanswerable", static_cast<uint64_t>(e.n_unanswerable))
       .add("stop_rate", e.stop_rate).add("n_stop", static_cast<uint64_t>(e.n_stop))
-      .add("errors", static_cast<uint64_t>(e.errors)).add("eval_seconds", e.seconds)
+      .add("eot_share", e.eot_share).add("errors", static_cast<uint64_t>(e.errors)).add("eval_seconds", e.seconds)
       .add("ms_per_answer", e.ms_per_answer);
   std::string samples = "[";
   for (size_t i = 0; i < e.samples.size(); ++i) {

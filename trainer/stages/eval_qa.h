@@ -5,6 +5,8 @@
 //                 paragraph of its article holding none of its answers) abstained on
 //   stop rate     share of free-mode generations on the answerable prompts that
 //                 end with EOT before the 32-token cap (paper round 1)
+//   EOT share     share of the extractive (shipped) answers that ended on EOT,
+//                 not at the token cap or the passage's end
 // Questions are taken evenly spaced over the file when `limit` is smaller.
 #pragma once
 #include <cstdio>
@@ -34,7 +36,7 @@ struct QaSample {
 
 struct QaEval {
   size_t n = 0, n_unanswerable = 0, n_stop = 0, errors = 0;
-  double em = 0, f1 = 0, over_refusal = 0, abstention = 0, stop_rate = 0;
+  double em = 0, f1 = 0, over_refusal = 0, abstention = 0, stop_rate = 0, eot_share = 0;
   double seconds = 0, ms_per_answer = 0;
   std::vector<QaSample> samples;
 };

@@ -151,27 +151,62 @@ std::vector<QaRef> shuffled_questions(const std::vector<SquadArticle>& train, ui
   return refs;
 }
 
+// The passage cropped to whole sentences around bytes [b, e): the sentences
+// overlapping them plus `before` / `after` more. Offsets shift to the crop.
+std::string crop_around(const std::string& ctx, size_t* b, size_t* e, size_t before, size_t after) {
+  const auto sents = split_sentences(ctx);
+  size_t first = sents.size(), last = 0;
+  for (size_t i = 0; i < sents.size(); ++i)
+    if (sents[i].first < *e && *b < sents[i].second) first = std::min(first, i), last = std::max(last, i);
+  if (first == sents.size()) return ctx;
+  first = first > before ? first - before : 0;
+  last = std::min(sents.size() - 1, last + after);
+  const size_t cb = sents[first].first, ce = sents[last].second;
+  if (cb > *b || ce < *e) return ctx;
+  *b -= cb;
+  *e -= cb;
+  return ctx.substr(cb, ce - cb);
+}
+
 bool answer_example(const std::vector<SquadArticle>& train, const QaRef& r, const TokenizerView& tok,
-                    size_t max_tokens, Example* ex) {
+                    size_t max_tokens, Example* ex, Rng* crop = nullptr) {
   const SquadParagraph& para = train[r.a].paragraphs[r.p];
   const SquadQa& qa = para.qas[r.q];
   size_t b = 0, e = 0;
   if (!locate_answer(para.context, qa.question, qa.answers[0], qa.answer_starts[0], &b, &e)) return false;
+  if (crop) {
+    const size_t before = crop->below(4), after = crop->below(4);
+    const std::string passage = crop_around(para.context, &b, &e, before, after);
+    return build_answer_example(tok, qa.question, passage, b, e, max_tokens, ex);
+  }
   return build_answer_example(tok, qa.question, para.context, b, e, max_tokens, ex);
 }
 }  // namespace
 
 SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                    size_t max_tokens, uint64_t seed) {
+                    size_t max_tokens, uint64_t seed, double crop_frac) {
   SftSet s;
   const size_t want = n + val;
+  std::vector<QaRef> used;
   for (const QaRef& r : shuffled_questions(train, seed ^ 0x7161ull)) {
     if (s.train.size() >= want) break;
     Example ex;
-    if (answer_example(train, r, tok, max_tokens, &ex)) s.train.push_back(std::move(ex));
-    else ++s.skipped;
+    if (answer_example(train, r, tok, max_tokens, &ex)) {
+      s.train.push_back(std::move(ex));
+      used.push_back(r);
+    } else {
+      ++s.skipped;
+    }
   }
   take_val(s, val);
+  // Crops replace training examples only (validation stays whole passages);
+  // with crop_frac 0 the set is exactly the uncropped one.
+  Rng rng(seed ^ 0x63726f70ull);  // "crop"
+  for (size_t i = 0; crop_frac > 0 && i < s.train.size(); ++i) {
+    if (rng.uniform() >= crop_frac) continue;
+    Example ex;
+    if (answer_example(train, used[i], tok, max_tokens, &ex, &rng)) s.train[i] = std::move(ex);
+  }
   return s;
 }
 

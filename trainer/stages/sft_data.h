@@ -35,8 +35,11 @@ std::vector<std::pair<size_t, size_t>> split_sentences(const std::string& text);
 
 SftSet build_stop_set(const std::vector<std::string>& paragraphs, const TokenizerView& tok, size_t n, size_t val,
                       size_t max_tokens, uint64_t seed);
+// crop_frac (ours): that share of the training passages is cropped to the
+// answer's sentence and 0–3 sentences on each side (drawn per example), so a
+// step of the same tokens holds more questions; validation is never cropped.
 SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                    size_t max_tokens, uint64_t seed);
+                    size_t max_tokens, uint64_t seed, double crop_frac = 0.0);
 SftSet build_abstain_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
                          double unanswerable_frac, size_t max_tokens, uint64_t seed);
 

@@ -5,6 +5,8 @@
 #include <fstream>
 
 #include "report/model_card.h"
+#include "report/plot_svg.h"
+#include "report/rounds_svg.h"
 #include "stages/capi_model.h"
 #include "stages/diagnostics.h"
 #include "stages/eval_qa.h"
@@ -138,8 +140,10 @@ void stage_eval(RunContext& ctx) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "**EM %.2f / F1 %.2f** on %zu dev questions; over-refusal %.1f%%; abstention on %zu made-up "
-                "unanswerable pairs %.1f%%; stop-on-EOT (free mode) %.1f%%; %.1f ms per answer on this machine.",
-                e.em, e.f1, e.n, e.over_refusal, e.n_unanswerable, e.abstention, e.stop_rate, e.ms_per_answer);
+                "unanswerable pairs %.1f%%; stop-on-EOT (free mode) %.1f%%; extractive answers ending on EOT "
+                "%.1f%%; %.1f ms per answer on this machine.",
+                e.em, e.f1, e.n, e.over_refusal, e.n_unanswerable, e.abstention, e.stop_rate, e.eot_share,
+                e.ms_per_answer);
   card.final_scores = buf;
   for (const auto& p : probes) {
     std::snprintf(buf, sizeof buf, "| %s | %.1f%% | %.1f%% | %zu |\n", p.name.c_str(), 100 * p.accuracy,
@@ -166,6 +170,12 @@ void stage_eval(RunContext& ctx) {
                 never_seen, c.arch.vocab_size, worst.c_str(), min_share,
                 min_share < kCollapsePrShare ? " (COLLAPSE WARNING)" : "");
   card.diagnostics = buf;
+  // The report's figures, next to the card: the rounds, and the training curves of every stage.
+  std::ofstream(ctx.out("rounds.svg")) << render_rounds_svg(card.rounds, "post-training rounds: " + c.name);
+  card.figures.emplace_back("scores by post-training round", "rounds.svg");
+  std::ofstream(ctx.out("training.svg")) << render_svg(read_metrics_log(ctx.out("metrics.jsonl")),
+                                                       "training curves: " + c.name);
+  card.figures.emplace_back("training curves", "training.svg");
   std::ofstream(ctx.out("MODEL_CARD.md")) << model_card_markdown(card);
   std::fprintf(stderr, "%s", rounds_table(card.rounds).c_str());
   std::fprintf(stderr, "[eval] model card: %s\n", ctx.out("MODEL_CARD.md").c_str());

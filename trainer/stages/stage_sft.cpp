@@ -91,7 +91,7 @@ void stage_sft_stop(RunContext& ctx) {
 
 void stage_sft_qa(RunContext& ctx) {
   run_sft(ctx, "sft_qa", "sft_stop", ctx.cfg.sft_qa, 2, [&](const TokenizerView& tok, size_t max_tokens, size_t n) {
-    return build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed);
+    return build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed, ctx.cfg.sft_qa.crop_frac);
   });
 }
 

@@ -56,7 +56,8 @@ class SessionOptions(ctypes.Structure):
         ("isa", ctypes.c_int),
         ("extractive", ctypes.c_uint8),
         ("use_vocab_mask", ctypes.c_uint8),
-        ("reserved", ctypes.c_uint8 * 6),
+        ("whole_words", ctypes.c_uint8),
+        ("reserved", ctypes.c_uint8 * 5),
     ]
 
 

@@ -169,11 +169,11 @@ class Model:
         return ctypes.string_at(addr, length.value) if addr else None
 
     def session(self, max_passage_tokens=4096, isa="auto", max_question_tokens=None, max_answer_tokens=None,
-                extractive=True, use_vocab_mask=True):
+                extractive=True, use_vocab_mask=True, whole_words=True):
         """A session for this model; its memory is allocated here, once."""
         return Session(self, max_passage_tokens=max_passage_tokens, isa=isa,
                        max_question_tokens=max_question_tokens, max_answer_tokens=max_answer_tokens,
-                       extractive=extractive, use_vocab_mask=use_vocab_mask)
+                       extractive=extractive, use_vocab_mask=use_vocab_mask, whole_words=whole_words)
 
 
 class Answer:
@@ -206,7 +206,7 @@ class Session:
     Single-threaded: use one session per thread."""
 
     def __init__(self, model, max_passage_tokens=4096, isa="auto", max_question_tokens=None,
-                 max_answer_tokens=None, extractive=True, use_vocab_mask=True):
+                 max_answer_tokens=None, extractive=True, use_vocab_mask=True, whole_words=True):
         lib = _library()
         self.model = model  # keeps the model mapping alive
         opt = _native.SessionOptions()
@@ -219,6 +219,7 @@ class Session:
         opt.isa = _isa_value(isa)
         opt.extractive = 1 if extractive else 0
         opt.use_vocab_mask = 1 if use_vocab_mask else 0
+        opt.whole_words = 1 if whole_words else 0
         size = lib.amxqa_session_size(model._handle, ctypes.byref(opt))
         if size == 0:
             raise Error(2, "session options are invalid for this model")
