@@ -66,7 +66,7 @@ QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const
   e.ms_per_answer = e.n ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / e.n : 0;
 
   // Made-up unanswerable pairs from the same dev articles.
-  std::vector<AbstainPair> pairs = evenly(abstain_pairs(dev, opt.seed), opt.unanswerable ? opt.unanswerable : std::max<size_t>(1, opt.limit / 2));
+  std::vector<AbstainPair> pairs = evenly(abstain_pairs(dev, opt.seed), opt.unanswerable ? opt.unanswerable : std::max<size_t>(1, chosen.size() / 2));
   size_t unans_abstained = 0;
   for (const AbstainPair& p : pairs) {
     const auto& art = dev[p.article];

@@ -1,7 +1,7 @@
 // eval_qa.h — SQuAD scoring of a model FILE through the public C API:
 //   EM / F1       extractive sessions on answerable dev questions (standard normalisation)
 //   over-refusal  share of those answerable questions the model abstained on
-//   abstention    share of made-up unanswerable pairs (the question with another
+//   abstention    share of made-up unanswerable pairs (half as many as the questions asked) (the question with another
 //                 paragraph of its article holding none of its answers) abstained on
 //   stop rate     share of free-mode generations on the answerable prompts that
 //                 end with EOT before the 32-token cap (paper round 1)
