@@ -1,7 +1,7 @@
 // eval_qa.h — SQuAD scoring of a model FILE through the public C API:
 //   EM / F1       extractive sessions on answerable dev questions (standard normalisation)
 //   over-refusal  share of those answerable questions the model abstained on
-//   abstention    share of made-up unanswerable pairs (half as many as the questions asked) (the question with another
+//   abstention    share of made-up unanswerable pairs, half as many as the questions asked (the question with another
 //                 paragraph of its article holding none of its answers) abstained on
 //   stop rate     share of free-mode generations on the answerable prompts that
 //                 end with EOT before the 32-token cap (paper round 1)
@@ -22,7 +22,7 @@ namespace amxqa::train {
 
 struct QaEvalOptions {
   size_t limit = 500;        // answerable questions (0 = all)
-  size_t unanswerable = 0;   // made-up unanswerable pairs (0 = limit / 2)
+  size_t unanswerable = 0;   // made-up unanswerable pairs (0 = half the questions asked)
   size_t stop_limit = 200;   // free-mode prompts for the stop rate
   size_t show = 10;          // generations printed next to the score
   uint64_t seed = 1;
