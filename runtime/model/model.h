@@ -42,6 +42,7 @@ struct amxqa_model {
   uint32_t moe_experts, moe_top_k, moe_d_ff, moe_route_block, moe_route_window;
   uint32_t vocab_size;
   float rope_theta, norm_eps;
+  bool question_match;  // MODEL.md "Question match"
   uint32_t bos, eot, ans, abstain, pad;
   amxqa::TokenizerView tok;
   const uint8_t* vocab_mask;  // ceil(V/8) bytes

@@ -81,6 +81,7 @@ void fill_model(const fb::Model& m, const uint8_t* data, size_t len, amxqa_model
   out->vocab_size = a.vocab_size();
   out->rope_theta = a.rope_theta();
   out->norm_eps = a.norm_eps();
+  out->question_match = a.question_match();
   const fb::Specials& sp = *m.specials();
   out->pad = sp.pad();
   out->bos = sp.bos();

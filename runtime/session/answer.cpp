@@ -47,13 +47,29 @@ uint32_t prompt_token(const amxqa_session* s, size_t i, uint32_t nq, uint32_t np
   return s->model->ans;
 }
 
+// MODEL.md "Question match": does passage token id occur between BOS and
+// the passage (question and separator)? A scan: questions are short.
+bool in_question(const amxqa_session* s, uint32_t id, uint32_t nq) {
+  for (uint32_t i = 0; i < nq; ++i)
+    if (s->q_ids[i] == id) return true;
+  for (uint32_t i = 0; i < s->n_sep; ++i)
+    if (s->sep_ids[i] == id) return true;
+  return false;
+}
+
 void prefill_prompt(amxqa_session* s, uint32_t nq, uint32_t np) {
   const size_t total = size_t(1) + nq + s->n_sep + np + 1;
+  const size_t pass_begin = size_t(1) + nq + s->n_sep, pass_end = pass_begin + np;
   forward_reset(s);
+  uint8_t match[kPrefillRows];
   for (size_t i = 0; i < total; i += kPrefillRows) {
     const uint32_t m = static_cast<uint32_t>(total - i < kPrefillRows ? total - i : kPrefillRows);
-    for (uint32_t t = 0; t < m; ++t) s->blk.ids[t] = prompt_token(s, i + t, nq, np);
-    forward_rows(s, s->blk.ids, m, nullptr);
+    for (uint32_t t = 0; t < m; ++t) {
+      s->blk.ids[t] = prompt_token(s, i + t, nq, np);
+      const bool in_passage = i + t >= pass_begin && i + t < pass_end;
+      match[t] = s->model->question_match && in_passage && in_question(s, s->blk.ids[t], nq);
+    }
+    forward_rows(s, s->blk.ids, m, nullptr, match);
   }
 }
 

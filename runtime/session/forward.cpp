@@ -312,11 +312,17 @@ void forward_reset(amxqa_session* s) {
   }
 }
 
-void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_logits) {
+void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_logits,
+                  const uint8_t* match) {
   const amxqa_model& md = *s->model;
   const Dims& d = s->dim;
   BlockBuffers& b = s->blk;
   for (uint32_t t = 0; t < m; ++t) embed_row(md.tok_emb, ids[t], b.x + size_t(t) * d.d);
+  if (md.question_match && match) {
+    embed_row(md.tok_emb, md.pad, b.xn);  // xn is free until the final norm
+    for (uint32_t t = 0; t < m; ++t)
+      if (match[t]) add_rows(b.x + size_t(t) * d.d, b.xn, 1, d.d, 1.f);
+  }
   RopeTable rope;  // filled by the first swa layer
   for (uint32_t l = 0; l < md.n_layers; ++l) {
     const LayerWeights& lw = md.layers[l];
@@ -352,7 +358,7 @@ void readout_all(amxqa_session* s, float* out) {
 }
 
 amxqa_status forward_logits_for_test(amxqa_session* s, const uint32_t* ids, size_t n,
-                                     bool one_at_a_time, float* logits) {
+                                     bool one_at_a_time, float* logits, const uint8_t* match) {
   if (!s || !ids || !logits) return AMXQA_ERR_NULL_ARGUMENT;
   if (s->magic != kSessionMagic) return AMXQA_ERR_INVALID_ARGUMENT;
   for (size_t i = 0; i < n; ++i)
@@ -361,7 +367,7 @@ amxqa_status forward_logits_for_test(amxqa_session* s, const uint32_t* ids, size
   const size_t step = one_at_a_time ? 1 : kPrefillRows;
   for (size_t i = 0; i < n; i += step) {
     const uint32_t m = static_cast<uint32_t>(n - i < step ? n - i : step);
-    forward_rows(s, ids + i, m, logits + i * s->dim.V);
+    forward_rows(s, ids + i, m, logits + i * s->dim.V, match ? match + i : nullptr);
   }
   return AMXQA_OK;
 }

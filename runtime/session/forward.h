@@ -17,7 +17,10 @@ void forward_reset(amxqa_session* s);
 // and advances s->pos. Afterwards s->blk.xn holds RMSNorm(x; final_norm) of
 // the last row. If all_logits is non-null it receives m × V logits (every
 // row's full readout; tests only). m == 1 is the decode step (matvec).
-void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_logits);
+// match (models with question_match, else ignored; may be null): match[t] != 0
+// adds tok_emb[pad] to row t's embedding (MODEL.md "Question match").
+void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_logits,
+                  const uint8_t* match = nullptr);
 
 // Decode step: one token.
 inline void decode_step(amxqa_session* s, uint32_t id) { forward_rows(s, &id, 1, nullptr); }
@@ -31,8 +34,10 @@ void readout_all(amxqa_session* s, float* out);
 // Test hook (tests/unit/test_session.cpp): runs ids[0..n) from position 0,
 // either in prefill blocks (one_at_a_time = false) or as n decode steps, and
 // writes the full logits of every position into logits[n × V]. Ids must be
-// < V. Not part of the public API; never allocates.
+// < V. match: optional per-position question-match flags (forward_rows).
+// Not part of the public API; never allocates.
 amxqa_status forward_logits_for_test(amxqa_session* s, const uint32_t* ids, size_t n,
-                                     bool one_at_a_time, float* logits);
+                                     bool one_at_a_time, float* logits,
+                                     const uint8_t* match = nullptr);
 
 }  // namespace amxqa

@@ -7,6 +7,7 @@
 //   f32 and i8 (dequantised exactly)       1e-4
 //   bf16 matvec / rows_dot (exact widening) 1e-4
 //   bf16 matmul (activations rounded to bf16 for vdpbf16ps) 1e-2
+//   sgemm_bf16_avx512 against the product of its bf16-rounded operands 1e-4
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -327,6 +328,33 @@ TEST_SUITE("unit") {
                               " m=" + std::to_string(sh.m) + " n=" + std::to_string(sh.n) +
                               " k=" + std::to_string(sh.k) + " beta=" + std::to_string(beta));
             }
+            // The trainer's bf16 compute mode: the same product of the
+            // bf16-rounded operands, accumulated in f32.
+            const bool avx512 = std::any_of(tables.begin(), tables.end(), [](const Table& t) {
+              return t.k == kernels_avx512();
+            });
+            std::vector<float> C = C0;
+            if (!avx512 || !sgemm_bf16_avx512(ta, tb, sh.m, sh.n, sh.k, alpha, A.data(), lda,
+                                              B.data(), ldb, beta, C.data(), ldc))
+              continue;
+            auto r16 = [](float x) { return double(bf16_to_f32(f32_to_bf16(x))); };
+            std::vector<float> got, want, mag16;
+            for (size_t i = 0; i < sh.m; ++i)
+              for (size_t j = 0; j < ldc; ++j) {
+                if (j >= sh.n) {
+                  REQUIRE(C[i * ldc + j] == C0[i * ldc + j]);
+                  continue;
+                }
+                double acc = 0;
+                for (size_t p = 0; p < sh.k; ++p) acc += r16(opA(i, p)) * r16(opB(p, j));
+                got.push_back(C[i * ldc + j]);
+                want.push_back(float(alpha * acc + beta * C0[i * ldc + j]));
+                mag16.push_back(mag[i * ldc + j]);
+              }
+            check_close(got.data(), want.data(), mag16.data(), got.size(), 1e-4f,
+                        std::string("sgemm_bf16_avx512 ") + (ta ? "T" : "N") + (tb ? "T" : "N") +
+                            " m=" + std::to_string(sh.m) + " n=" + std::to_string(sh.n) +
+                            " k=" + std::to_string(sh.k));
           }
   }
 

@@ -212,6 +212,48 @@ TEST_SUITE("unit") {
     CHECK(check_all(m, d, opt, 3) > 0);
   }
 
+  TEST_CASE("gradcheck: question match adds the PAD row to matching passage tokens") {
+    ArchConfig a = tiny_arch(false);
+    a.question_match = true;
+    TrainModel m(a, 19);
+    scale_up(m, 5);
+    Doc d = make_doc(13, 23, 40);
+    // Question = tokens 1..2, passage = 3..7; tokens 4 and 6 repeat question tokens.
+    d.tokens[4] = d.tokens[1];
+    d.tokens[6] = d.tokens[2];
+    d.tokens[9] = d.tokens[4];
+    d.tokens[10] = kEot;
+    d.mask.assign(d.tokens.size(), 0);
+    d.mask[8] = d.mask[9] = 1;
+    LossOptions opt;
+    opt.kind = LossKind::extractive;
+    opt.passage_begin = 3;
+    opt.passage_end = 8;
+    opt.ce_scale = 1.f;
+    CHECK(check_all(m, d, opt, 3) > 0);
+    // Every coordinate of the PAD row: its only gradient is the match feature's.
+    Param* emb = m.find("tok_emb");
+    REQUIRE(emb != nullptr);
+    m.zero_grad();
+    m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+    const float eps = 1e-3f;
+    double gnorm = 0;
+    for (size_t i = 0; i < a.d_model; ++i) {
+      float& w = emb->w[size_t(kPad) * a.d_model + i];
+      const float w0 = w;
+      w = w0 + eps;
+      const double plus = objective(m, d, opt).J;
+      w = w0 - eps;
+      const double minus = objective(m, d, opt).J;
+      w = w0;
+      const double fd = (plus - minus) / (2.0 * eps), an = emb->g[size_t(kPad) * a.d_model + i];
+      INFO("tok_emb[PAD][" << i << "] analytic " << an << " numeric " << fd);
+      CHECK(std::fabs(fd - an) <= 3e-3 + 0.03 * std::max(std::fabs(fd), std::fabs(an)));
+      gnorm += an * an;
+    }
+    CHECK(gnorm > 1e-6);  // the feature is live (PAD is outside the extractive softmax)
+  }
+
   TEST_CASE("gradcheck: load-balance loss alone") {
     TrainModel m(tiny_arch(true), 19);
     scale_up(m, 5);

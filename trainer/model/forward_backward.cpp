@@ -31,6 +31,16 @@ void check_tokens(const ArchConfig& a, const uint32_t* tokens, size_t n) {
     if (tokens[i] >= a.vocab_size) throw std::invalid_argument("token id out of range");
 }
 
+// MODEL.md "Question match": passage position p gets tok_emb[pad] added when
+// its id occurs between BOS and the passage. A scan: questions are short.
+bool question_match_at(const ArchConfig& a, const uint32_t* tokens, const LossOptions& opt,
+                       size_t p) {
+  if (!a.question_match || p < opt.passage_begin || p >= opt.passage_end) return false;
+  for (size_t i = 1; i < opt.passage_begin; ++i)
+    if (tokens[i] == tokens[p]) return true;
+  return false;
+}
+
 // Forward through every layer; leaves im.x = x_L and each layer's activations.
 void forward_layers(const ArchConfig& a, std::vector<Param>& P, Work& im, const uint32_t* tokens,
                     size_t n, const LossOptions& opt, StepStats& st) {
@@ -38,7 +48,11 @@ void forward_layers(const ArchConfig& a, std::vector<Param>& P, Work& im, const 
   auto t0 = Clock::now();
   float* x = grow(im.x, n * d);
   const float* E = P[im.tok_emb].w.data();
-  for (size_t p = 0; p < n; ++p) std::memcpy(x + p * d, E + size_t(tokens[p]) * d, d * sizeof(float));
+  for (size_t p = 0; p < n; ++p) {
+    std::memcpy(x + p * d, E + size_t(tokens[p]) * d, d * sizeof(float));
+    if (question_match_at(a, tokens, opt, p))
+      for (size_t i = 0; i < d; ++i) x[p * d + i] += E[size_t(kPad) * d + i];
+  }
   float* tmp = grow(im.dmix, n * d);
   size_t moe_i = 0;
   for (size_t l = 0; l < a.n_layers; ++l) {
@@ -119,6 +133,8 @@ void backward_layers(const ArchConfig& a, std::vector<Param>& P, Work& im, const
   for (size_t p = 0; p < n; ++p) {
     float* row = ge + size_t(tokens[p]) * d;
     for (size_t i = 0; i < d; ++i) row[i] += dx[p * d + i];
+    if (question_match_at(a, tokens, opt, p))
+      for (size_t i = 0; i < d; ++i) ge[size_t(kPad) * d + i] += dx[p * d + i];
   }
   im.times.other += seconds_since(t0);
 }
@@ -158,12 +174,12 @@ StepStats TrainModel::evaluate(const uint32_t* tokens, size_t n, const uint8_t* 
   return st;
 }
 
-void TrainModel::last_logits(const uint32_t* tokens, size_t n, std::vector<float>& logits) {
+void TrainModel::last_logits(const uint32_t* tokens, size_t n, std::vector<float>& logits,
+                             const LossOptions& opt) {
   check_tokens(arch_, tokens, n);
   Work& im = *impl_;
   StepStats st;
   st.expert_counts.assign(arch_.moe_layers.size() * arch_.moe_experts, 0);
-  LossOptions opt;
   forward_layers(arch_, params_, im, tokens, n, opt, st);
   const size_t d = arch_.d_model, V = arch_.vocab_size;
   float* xf = grow(im.xf, d);

@@ -1,7 +1,9 @@
 // train_gemm.cpp — the trainer's one door to matrix products: the runtime's
-// sgemm (AVX-512 when the CPU has it, else the scalar oracle), chosen once.
+// sgemm (AVX-512 when the CPU has it, else the scalar oracle), chosen once,
+// or its bf16 variant when the stage computes in bf16.
 #include <cstring>
 
+#include "kernels/kernels_avx512_paths.h"
 #include "model/train_impl.h"
 
 namespace amxqa::train {
@@ -15,22 +17,37 @@ const Kernels& train_kernels() {
   return *table;
 }
 
+namespace {
+bool g_bf16 = false;
+
+void sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float* A,
+           size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  if (g_bf16 && sgemm_bf16_avx512(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)) return;
+  train_kernels().sgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+}  // namespace
+
+bool set_bf16_compute(bool on) {
+  g_bf16 = on && &train_kernels() != &kernels_scalar() && __builtin_cpu_supports("avx512bf16");
+  return g_bf16;
+}
+
 void gemm_nt(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
              size_t ldb, float* C, size_t ldc, float beta, float alpha) {
   if (m == 0 || n == 0) return;
-  train_kernels().sgemm(false, true, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  sgemm(false, true, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemm_nn(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
              size_t ldb, float* C, size_t ldc, float beta, float alpha) {
   if (m == 0 || n == 0) return;
-  train_kernels().sgemm(false, false, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  sgemm(false, false, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemm_tn_acc(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
                  size_t ldb, float* C, size_t ldc, float alpha) {
   if (m == 0 || n == 0 || k == 0) return;
-  train_kernels().sgemm(true, false, m, n, k, alpha, A, lda, B, ldb, 1.f, C, ldc);
+  sgemm(true, false, m, n, k, alpha, A, lda, B, ldb, 1.f, C, ldc);
 }
 
 }  // namespace amxqa::train

@@ -53,7 +53,7 @@ struct LayerActs {
   std::vector<float> xin, u, inv1, h, v, inv2;  // residual in, normed, h, normed h
   std::vector<float> q, k, vv, o;  // mixer projections (q/k after RoPE for swa); o = head outputs
                                    // (swa: attention output, lin: ô after per-head RMS norm)
-  std::vector<float> probs;        // swa: [H][n][Wc] attention weights
+  std::vector<float> probs;        // swa: [H][n][cols] attention weights per 64-query block (swa_layer.cpp)
   std::vector<float> z, a, S, oinv;  // lin: decay logits/decays [n][H], states [n][H][dk][hd], 1/rms [n][H]
   std::vector<float> pre, act;     // FFN pre-activation and relu²: MLP [n][d_ff], MoE [k][n][f]
   std::vector<MoeBlock> blocks;    // MoE routing decisions

@@ -85,7 +85,9 @@ class TrainModel {
 
   // Final hidden state → logits of every id at the last position of tokens
   // (greedy generation for probes while training; the shipped path is the C API).
-  void last_logits(const uint32_t* tokens, size_t n, std::vector<float>& logits);
+  // opt: only its passage range matters (question match); none by default.
+  void last_logits(const uint32_t* tokens, size_t n, std::vector<float>& logits,
+                   const LossOptions& opt = LossOptions());
 
   void zero_grad();
   // Global L2 norm of gradients (for clipping).
@@ -123,6 +125,11 @@ double adamw_step(std::vector<Param>& params, const AdamWConfig& c, uint64_t ste
 
 // The GEMM table the trainer uses: AVX-512 where the CPU has it, else scalar.
 const Kernels& train_kernels();
+// Mixed precision (the paper's "bf16 compute, fp32 master weights"): when on,
+// every trainer GEMM rounds its operands to bf16 and accumulates in f32
+// (sgemm_bf16_avx512). Returns whether the mode is in effect: false on CPUs
+// without AVX512-BF16, where the f32 path stays. Off by default.
+bool set_bf16_compute(bool on);
 
 // Bit-exact checkpoints: weights, moments, step, RNG state, data cursor.
 struct TrainState {

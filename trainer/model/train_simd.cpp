@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+#include "ops/ops.h"
+
 namespace amxqa::train::simd {
 namespace {
 
@@ -43,67 +45,64 @@ AVX512 void relu2_backward_avx512(const float* pre, float* dact, size_t n) {
 }
 
 // hd ≤ 64 is kept in registers; longer heads fall back to the scalar body.
-AVX512 void swa_query_backward_avx512(const float* p, size_t cnt, const float* dO,
-                                      const float* q, const float* K, const float* V, float* dK,
-                                      float* dV, size_t stride, size_t hd, float scale,
-                                      float* dq, float* dp) {
-  const size_t nv = (hd + 15) / 16;
-  __m512 vdo[4], vq[4], acc[4];
-  __mmask16 mk[4];
-  for (size_t c = 0; c < nv; ++c) {
-    mk[c] = tail_mask(hd - c * 16);
-    vdo[c] = _mm512_maskz_loadu_ps(mk[c], dO + c * 16);
-    vq[c] = _mm512_maskz_loadu_ps(mk[c], q + c * 16);
-    acc[c] = _mm512_setzero_ps();
-  }
-  float sum = 0.f;
-  for (size_t j = 0; j < cnt; ++j) {
-    const float* vj = V + j * stride;
-    float* dvj = dV + j * stride;
-    const __m512 pj = _mm512_set1_ps(p[j]);
-    __m512 s = _mm512_setzero_ps();
-    for (size_t c = 0; c < nv; ++c) {
-      s = _mm512_fmadd_ps(vdo[c], _mm512_maskz_loadu_ps(mk[c], vj + c * 16), s);
-      const __m512 d = _mm512_maskz_loadu_ps(mk[c], dvj + c * 16);
-      _mm512_mask_storeu_ps(dvj + c * 16, mk[c], _mm512_fmadd_ps(pj, vdo[c], d));
-    }
-    dp[j] = _mm512_reduce_add_ps(s);
-    sum += p[j] * dp[j];
-  }
-  for (size_t j = 0; j < cnt; ++j) {
-    const __m512 ds = _mm512_set1_ps(p[j] * (dp[j] - sum) * scale);
-    const float* kj = K + j * stride;
-    float* dkj = dK + j * stride;
-    for (size_t c = 0; c < nv; ++c) {
-      acc[c] = _mm512_fmadd_ps(ds, _mm512_maskz_loadu_ps(mk[c], kj + c * 16), acc[c]);
-      const __m512 d = _mm512_maskz_loadu_ps(mk[c], dkj + c * 16);
-      _mm512_mask_storeu_ps(dkj + c * 16, mk[c], _mm512_fmadd_ps(ds, vq[c], d));
-    }
-  }
-  for (size_t c = 0; c < nv; ++c) _mm512_mask_storeu_ps(dq + c * 16, mk[c], acc[c]);
+
+// e^x for x ≤ 0 (softmax arguments): e^x = 2^k·e^r with k = round(x·log2 e),
+// r = x − k·ln 2 (ln 2 split in two for exactness), e^r by Cephes expf's
+// polynomial (about 1 ulp). scalef underflows to 0 the way expf does.
+AVX512 inline __m512 exp_avx512(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-104.f));  // e^-104 is 0 in float; keeps r finite
+  const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
+  y = _mm512_fmadd_ps(y, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.f)));
+  return _mm512_scalef_ps(y, k);
 }
 
-void swa_query_backward_scalar(const float* p, size_t cnt, const float* dO, const float* q,
-                               const float* K, const float* V, float* dK, float* dV,
-                               size_t stride, size_t hd, float scale, float* dq, float* dp) {
-  float sum = 0.f;
-  for (size_t j = 0; j < cnt; ++j) {
-    const float* vj = V + j * stride;
-    float* dvj = dV + j * stride;
-    for (size_t i = 0; i < hd; ++i) dvj[i] += p[j] * dO[i];
-    dp[j] = dot_scalar(dO, vj, hd);
-    sum += p[j] * dp[j];
+AVX512 void softmax_avx512(float* x, size_t n) {
+  const __m512 neg_inf = _mm512_set1_ps(-INFINITY);
+  __m512 mx = neg_inf;
+  for (size_t i = 0; i < n; i += 16)
+    mx = _mm512_max_ps(mx, _mm512_mask_loadu_ps(neg_inf, tail_mask(n - i), x + i));
+  const __m512 vmax = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
+  __m512 sum = _mm512_setzero_ps();
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), vmax));
+    _mm512_mask_storeu_ps(x + i, m, e);
+    sum = _mm512_mask_add_ps(sum, m, sum, e);
   }
-  for (size_t i = 0; i < hd; ++i) dq[i] = 0.f;
-  for (size_t j = 0; j < cnt; ++j) {
-    const float ds = p[j] * (dp[j] - sum) * scale;
-    const float* kj = K + j * stride;
-    float* dkj = dK + j * stride;
-    for (size_t i = 0; i < hd; ++i) {
-      dq[i] += ds * kj[i];
-      dkj[i] += ds * q[i];
-    }
+  const __m512 inv = _mm512_set1_ps(1.f / _mm512_reduce_add_ps(sum));
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    _mm512_mask_storeu_ps(x + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), inv));
   }
+}
+
+AVX512 void softmax_backward_avx512(const float* p, float* ds, size_t n, float scale) {
+  __m512 s = _mm512_setzero_ps();
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    s = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, p + i), _mm512_maskz_loadu_ps(m, ds + i), s);
+  }
+  const __m512 sum = _mm512_set1_ps(_mm512_reduce_add_ps(s)), vscale = _mm512_set1_ps(scale);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    const __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, ds + i), sum);
+    _mm512_mask_storeu_ps(ds + i, m,
+                          _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, p + i), d), vscale));
+  }
+}
+
+void softmax_backward_scalar(const float* p, float* ds, size_t n, float scale) {
+  const float sum = dot_scalar(p, ds, n);
+  for (size_t i = 0; i < n; ++i) ds[i] = p[i] * (ds[i] - sum) * scale;
 }
 
 AVX512 float lin_step_backward_avx512(float* dS, const float* S, const float* Sprev,
@@ -254,12 +253,14 @@ void relu2_backward(const float* pre, float* dact, size_t n) {
   for (size_t i = 0; i < n; ++i) dact[i] = pre[i] > 0.f ? 2.f * pre[i] * dact[i] : 0.f;
 }
 
-void swa_query_backward(const float* p, size_t cnt, const float* dO, const float* q,
-                        const float* K, const float* V, float* dK, float* dV, size_t stride,
-                        size_t hd, float scale, float* dq, float* dp) {
-  if (kAvx512 && hd <= 64)
-    return swa_query_backward_avx512(p, cnt, dO, q, K, V, dK, dV, stride, hd, scale, dq, dp);
-  swa_query_backward_scalar(p, cnt, dO, q, K, V, dK, dV, stride, hd, scale, dq, dp);
+void softmax(float* x, size_t n) {
+  if (kAvx512) return softmax_avx512(x, n);
+  ops::softmax(x, n);
+}
+
+void softmax_backward(const float* p, float* ds, size_t n, float scale) {
+  if (kAvx512) return softmax_backward_avx512(p, ds, n, scale);
+  softmax_backward_scalar(p, ds, n, scale);
 }
 
 float lin_step_backward(float* dS, const float* S, const float* Sprev, const float* q,

@@ -12,13 +12,13 @@ namespace amxqa::train::simd {
 // dact[i] ← pre[i] > 0 ? 2·pre[i]·dact[i] : 0      (d relu(x)²/dx)
 void relu2_backward(const float* pre, float* dact, size_t n);
 
-// One swa query's backward (see swa_layer.cpp): given probs p[cnt], dO (hd),
-// q (hd), keys/values rows with stride `stride`: dv_j += p_j dO;
-// ds_j = p_j (dO·v_j − Σ p dO·v)·scale; dq = Σ ds_j k_j (written); dk_j += ds_j q.
-// dp is scratch of cnt floats.
-void swa_query_backward(const float* p, size_t cnt, const float* dO, const float* q,
-                        const float* K, const float* V, float* dK, float* dV, size_t stride,
-                        size_t hd, float scale, float* dq, float* dp);
+// Softmax of x[0, n) in place (n ≥ 1; ops::softmax's math, the AVX-512 body
+// with its own vector exp).
+void softmax(float* x, size_t n);
+
+// Softmax backward of one row: ds[j] ← p[j]·(ds[j] − Σ_i p[i]·ds[i])·scale, where
+// ds holds dL/dp on entry.
+void softmax_backward(const float* p, float* ds, size_t n, float scale);
 
 // One lin step backward for one head (see lin_layer.cpp): dS ← anext·dS + cq ⊗ dO
 // (cq = c·q, dk rows × hd), then dq = c·S do, dk = dS v, dv = dSᵀ k (written),

@@ -45,6 +45,10 @@ StageConfig read_stage(const Recipe& r, const std::string& s, const AdamWConfig&
   c.unanswerable_frac = r.number(s + ".unanswerable_frac", 0.0);
   c.replay_frac = r.number(s + ".replay_frac", 0.0);
   c.crop_frac = r.number(s + ".crop_frac", 0.0);
+  const std::string compute = r.str(s + ".compute", r.str("optim.compute", "f32"));
+  if (compute != "f32" && compute != "bf16")
+    throw std::runtime_error(r.name() + ": " + s + ".compute must be f32 or bf16");
+  c.bf16_compute = compute == "bf16";
   if (c.unanswerable_frac < 0 || c.unanswerable_frac > 1 || c.replay_frac < 0 || c.replay_frac > 1 ||
       c.crop_frac < 0 || c.crop_frac > 1)
     throw std::runtime_error(r.name() + ": " + s + " fractions must lie in [0, 1]");
@@ -110,6 +114,7 @@ RunConfig read_run_config(const Recipe& r) {
   a.vocab_size = u32(r, "arch.vocab_size", a.vocab_size);
   a.rope_theta = static_cast<float>(r.number("arch.rope_theta", a.rope_theta));
   a.norm_eps = static_cast<float>(r.number("arch.norm_eps", a.norm_eps));
+  a.question_match = r.boolean("arch.question_match", false);
   if (a.d_model == 0 || a.n_heads == 0 || a.n_kv_heads == 0 || a.n_heads % a.n_kv_heads || a.head_dim == 0 ||
       a.vocab_size <= kMergeBase)
     throw std::runtime_error(r.name() + ": [arch] is inconsistent (zero size, heads % kv_heads, or vocab <= 261)");

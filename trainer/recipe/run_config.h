@@ -24,6 +24,7 @@ struct StageConfig {
   double unanswerable_frac = 0.0;   // sft_abstain: share of abstention examples
   double replay_frac = 0.0;         // SFT: share of pretraining pieces mixed in
   double crop_frac = 0.0;           // sft_qa: share of passages cropped to sentences near the answer
+  bool bf16_compute = false;        // compute = bf16: GEMM operands rounded to bf16 (set_bf16_compute)
 };
 
 struct RunConfig {

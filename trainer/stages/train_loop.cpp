@@ -99,6 +99,9 @@ LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& mod
                       DocSource& source, const LoopSpec& spec) {
   const StageConfig& cfg = *spec.cfg;
   LoopResult res;
+  if (set_bf16_compute(cfg.bf16_compute) != cfg.bf16_compute)
+    std::fprintf(stderr, "[%s] compute = bf16 needs AVX512-BF16; this CPU trains in f32\n",
+                 stage.c_str());
   g_interrupt = 0;
   auto old_handler = std::signal(SIGINT, on_sigint);
 

@@ -1,0 +1,96 @@
+// test_train_runtime_agree.cpp — what the trainer computes is what ships: a
+// TrainModel exported as f32 and opened by the runtime gives the same logits
+// as the trainer's own forward pass, with the question-match feature (MODEL.md
+// "Question match") on and off. The runtime's prefill sets the feature in
+// answer.cpp; here the flags come from the passage range, as in the trainer.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "model/train_model.h"
+#include "session_fixture.h"
+
+using namespace amxqa;
+using namespace amxqa::train;
+using namespace amxqa::test;
+
+namespace {
+
+// Max |a − b| relative to the largest |b|.
+double max_rel_diff(const float* a, const float* b, size_t n) {
+  double diff = 0, scale = 1e-6;
+  for (size_t i = 0; i < n; ++i) {
+    diff = std::max(diff, double(std::fabs(a[i] - b[i])));
+    scale = std::max(scale, double(std::fabs(b[i])));
+  }
+  return diff / scale;
+}
+
+std::vector<float> trainer_last_logits(TrainModel& m, const std::vector<uint32_t>& ids,
+                                       uint32_t pb, uint32_t pe) {
+  LossOptions opt;
+  opt.passage_begin = pb;
+  opt.passage_end = pe;
+  std::vector<float> z;
+  m.last_logits(ids.data(), ids.size(), z, opt);
+  return z;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("trainer and runtime logits agree, question match on and off") {
+    for (const bool qm : {false, true}) {
+      ModelSpec spec = make_random_model("tiny", 3);
+      spec.arch.question_match = qm;
+      TrainModel m(spec.arch, 11);
+      // Give the PAD row a fixed, sizeable value so the feature
+      // visibly moves the logits when it is on.
+      Param* emb = m.find("tok_emb");
+      REQUIRE(emb != nullptr);
+      for (size_t i = 0; i < spec.arch.d_model; ++i)
+        emb->w[size_t(kPad) * spec.arch.d_model + i] = (i % 3 == 0) ? 0.5f : -0.25f;
+      spec.tensors = m.to_tensors(DType::f32);
+      auto tm = open_spec(spec);
+      auto ts = make_session(tm->model, default_options());
+      REQUIRE(ts->status == AMXQA_OK);
+
+      const std::string q = "who built the old tower in the town";
+      const std::string p = "the tower was built by the people of the town in the old days";
+      const std::vector<uint32_t> ids = prompt_ids(tm->model, q, p);
+      const uint32_t nq = static_cast<uint32_t>(encode_text(tm->model, q).size());
+      const uint32_t nsep = static_cast<uint32_t>(encode_text(tm->model, "\n\n").size());
+      const uint32_t pb = 1 + nq + nsep;
+      const uint32_t pe = pb + static_cast<uint32_t>(encode_text(tm->model, p).size());
+      std::vector<uint8_t> match(ids.size(), 0);
+      size_t matched = 0;
+      for (uint32_t t = pb; t < pe; ++t)
+        for (uint32_t i = 1; i < pb; ++i)
+          if (ids[i] == ids[t]) match[t] = 1;
+      for (uint8_t f : match) matched += f;
+      REQUIRE(matched > 0);
+
+      const size_t V = tm->model->vocab_size;
+      std::vector<float> rt(ids.size() * V), rt_plain(ids.size() * V);
+      REQUIRE(forward_logits_for_test(ts->s, ids.data(), ids.size(), false, rt.data(),
+                                      match.data()) == AMXQA_OK);
+      REQUIRE(forward_logits_for_test(ts->s, ids.data(), ids.size(), false, rt_plain.data()) ==
+              AMXQA_OK);
+      const float* last = rt.data() + (ids.size() - 1) * V;
+      const float* last_plain = rt_plain.data() + (ids.size() - 1) * V;
+
+      const std::vector<float> tr = trainer_last_logits(m, ids, pb, pe);
+      const std::vector<float> tr_plain = trainer_last_logits(m, ids, 0, 0);
+      INFO("question_match " << qm);
+      CHECK(max_rel_diff(last, tr.data(), V) < 1e-4);
+      CHECK(max_rel_diff(last_plain, tr_plain.data(), V) < 1e-4);
+      // On: the flags change the answer-position logits; off: they are ignored.
+      if (qm)
+        CHECK(max_rel_diff(last, last_plain, V) > 1e-3);
+      else
+        CHECK(max_rel_diff(last, last_plain, V) == 0.0);
+    }
+  }
+}
