@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels/kernels_avx512_paths.h"
 
 using namespace amxqa;
 
@@ -90,6 +91,23 @@ void bm_sgemm(benchmark::State& state, const Isa isa) {
   for (auto _ : state) {
     isa.table->sgemm(ta, tb, m, n, k, 1.0f, A.data(), ta ? m : k, B.data(), tb ? k : n, 0.0f,
                      C.data(), n);
+    benchmark::DoNotOptimize(C.data());
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * k * state.iterations() / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+
+// The trainer's bf16 compute mode (same shapes and counter as BM_sgemm_*).
+void bm_sgemm_bf16_avx512(benchmark::State& state) {
+  if (!kernels_avx512() || !__builtin_cpu_supports("avx512bf16"))
+    return state.SkipWithError("architecture unsupported");
+  const size_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const bool ta = state.range(3) != 0, tb = state.range(4) != 0;
+  const std::vector<float> A = random_floats(m * k, 1), B = random_floats(k * n, 2);
+  std::vector<float> C(m * n);
+  for (auto _ : state) {
+    sgemm_bf16_avx512(ta, tb, m, n, k, 1.0f, A.data(), ta ? m : k, B.data(), tb ? k : n, 0.0f,
+                      C.data(), n);
     benchmark::DoNotOptimize(C.data());
   }
   state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * k * state.iterations() / 1e9,
@@ -171,16 +189,19 @@ const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
 // Registered from a static initialiser so bench_main.cpp needs no knowledge
 // of this file.
 [[maybe_unused]] const bool kRegistered = [] {
-  for (const Isa& isa : isas()) {
-    auto* b = benchmark::RegisterBenchmark((std::string("BM_sgemm_") + isa.name).c_str(),
-                                           bm_sgemm, isa);
+  // Trainer shapes: forward NT, input gradient NN, weight gradient TN (+TT).
+  auto trainer_shapes = [](benchmark::internal::Benchmark* b) {
     b->ArgNames({"m", "n", "k", "ta", "tb"});
-    // Trainer shapes: forward NT, input gradient NN, weight gradient TN (+TT).
     for (const auto& s : {std::vector<int64_t>{1024, 256, 256}, std::vector<int64_t>{1024, 640, 256},
                           std::vector<int64_t>{256, 256, 1024}})
       for (int64_t ta : {0, 1})
         for (int64_t tb : {0, 1}) b->Args({s[0], s[1], s[2], ta, tb});
     b->Unit(benchmark::kMicrosecond);
+  };
+  trainer_shapes(benchmark::RegisterBenchmark("BM_sgemm_bf16_avx512", bm_sgemm_bf16_avx512));
+  for (const Isa& isa : isas()) {
+    trainer_shapes(benchmark::RegisterBenchmark((std::string("BM_sgemm_") + isa.name).c_str(),
+                                                bm_sgemm, isa));
     for (const DtypeCase& d : kDtypes) {
       benchmark::RegisterBenchmark(
           (std::string("BM_matmul_") + d.name + "_" + isa.name).c_str(), bm_matmul, isa, d.dt,
