@@ -307,6 +307,22 @@ struct F32Gemm {
   }
 };
 
+// Interleaves two vectors of 16 floats (k and k+1 for the same 16 columns)
+// into 16 bf16 pairs, the low half holding k.
+inline __m512i pair_up(__m512 k0, __m512 k1) {
+  const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24,
+                                       8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  return _mm512_permutexvar_epi16(idx, (__m512i)_mm512_cvtne2ps_pbh(k1, k0));
+}
+
+// The next 32 k-values of a contiguous row (n of them valid, the rest read as
+// 0) as 16 bf16 pairs in natural order (RNE).
+inline __m512i row_pairs(const float* row, size_t n) {
+  const __m512 lo = _mm512_maskz_loadu_ps(lanes(n), row);
+  const __m512 hi = _mm512_maskz_loadu_ps(lanes(n > 16 ? n - 16 : 0), row + 16);
+  return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+}
+
 // X (f32, [m][cols]) · Wᵀ with W bf16, via bf16 pairs. k units are pairs.
 struct Bf16Gemm {
   static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
@@ -325,11 +341,8 @@ struct Bf16Gemm {
       uint32_t* out = dst + i * kKC;
       for (size_t c = c0; c < cend; c += 32) {
         const size_t left = cend - c;
-        const __m512 lo = _mm512_maskz_loadu_ps(lanes(left), src + c);
-        const __m512 hi = _mm512_maskz_loadu_ps(lanes(left > 16 ? left - 16 : 0), src + c + 16);
-        const __m512i pairs = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
         const size_t np = (left + 1) / 2;  // pairs holding data
-        _mm512_mask_storeu_epi32(out + (c - c0) / 2, lanes(np), pairs);
+        _mm512_mask_storeu_epi32(out + (c - c0) / 2, lanes(np), row_pairs(src + c, left));
       }
     }
     return dst;
@@ -374,22 +387,6 @@ struct Bf16Gemm {
 // op(A)·op(B) for mixed-precision training, any transposes: both operands
 // are rounded to bf16 (RNE) while packed, products accumulate in f32 through
 // the vdpbf16ps core. k units are pairs (k, k+1); an odd last k pairs with 0.
-// Interleaves two vectors of 16 floats (k and k+1 for the same 16 columns)
-// into 16 bf16 pairs, the low half holding k.
-inline __m512i pair_up(__m512 k0, __m512 k1) {
-  const __m512i idx = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24,
-                                       8, 23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-  return _mm512_permutexvar_epi16(idx, (__m512i)_mm512_cvtne2ps_pbh(k1, k0));
-}
-
-// 32 consecutive k-values of a contiguous row from k index c (n valid) as
-// 16 pairs in natural order.
-inline __m512i row_pairs(const float* row, size_t n) {
-  const __m512 lo = _mm512_maskz_loadu_ps(lanes(n), row);
-  const __m512 hi = _mm512_maskz_loadu_ps(lanes(n > 16 ? n - 16 : 0), row + 16);
-  return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
-}
-
 struct Bf16SGemm {
   static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
   using AElem = uint32_t;

@@ -44,8 +44,6 @@ AVX512 void relu2_backward_avx512(const float* pre, float* dact, size_t n) {
   }
 }
 
-// hd ≤ 64 is kept in registers; longer heads fall back to the scalar body.
-
 // e^x for x ≤ 0 (softmax arguments): e^x = 2^k·e^r with k = round(x·log2 e),
 // r = x − k·ln 2 (ln 2 split in two for exactness), e^r by Cephes expf's
 // polynomial (about 1 ulp). scalef underflows to 0 the way expf does.
