@@ -43,6 +43,7 @@ struct amxqa_model {
   uint32_t vocab_size;
   float rope_theta, norm_eps;
   bool question_match;  // MODEL.md "Question match"
+  bool start_pointer;   // MODEL.md "Start pointer"
   uint32_t bos, eot, ans, abstain, pad;
   amxqa::TokenizerView tok;
   const uint8_t* vocab_mask;  // ceil(V/8) bytes

@@ -70,12 +70,24 @@ void prefill_prompt(amxqa_session* s, uint32_t nq, uint32_t np) {
       match[t] = s->model->question_match && in_passage && in_question(s, s->blk.ids[t], nq);
     }
     forward_rows(s, s->blk.ids, m, nullptr, match);
+    // Start pointer: keep each passage token's final-normed state for step 1.
+    const size_t lo = i > pass_begin ? i : pass_begin, hi = i + m < pass_end ? i + m : pass_end;
+    if (s->pass_u && lo < hi)
+      final_norm_rows(s, static_cast<uint32_t>(lo - i), static_cast<uint32_t>(hi - lo),
+                      s->pass_u + (lo - pass_begin) * s->dim.d);
   }
 }
 
 // Bytes of passage token i.
 size_t pass_token_len(const amxqa_session* s, uint32_t i, uint32_t np, size_t plen) {
   return (i + 1 < np ? s->pass_off[i + 1] : plen) - s->pass_off[i];
+}
+
+// Streams the passage bytes of the newest answer token (the earliest
+// candidate's); true when the callback cancels.
+bool emit(const amxqa_session* s, const Question& in, uint32_t np, const Sink& sink) {
+  const uint32_t i = s->cand[0];
+  return sink.on_token(sink.user, in.p + s->pass_off[i], pass_token_len(s, i, np, in.plen)) != 0;
 }
 
 struct Outcome {
@@ -91,6 +103,22 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
   Outcome r;
   for (uint32_t step = 1;; ++step) {
     size_t n_span = 0, na = 0;
+    Choice c;
+    if (step == 1 && s->pass_u) {
+      c = pick_start(s, np, &r.n_cand);  // a position, not an id: no readout_rows below
+      r.logprob_sum += c.logprob;
+      r.steps = step;
+      if (c.id == s->model->abstain) {
+        r.abstained = true;
+        break;
+      }
+      s->ans_ids[r.answer_tokens++] = c.id;
+      if (sink.on_token && emit(s, in, np, sink)) {
+        r.cancelled = true;
+        break;
+      }
+      continue;
+    }
     if (step == 1) {
       na = allowed_first(s, np, &n_span);
     } else {
@@ -100,7 +128,7 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
       decode_step(s, s->ans_ids[r.answer_tokens - 1]);
     }
     readout_rows(s, s->allowed, na, s->logits);
-    const Choice c = pick_allowed(s->allowed, s->logits, na);
+    c = pick_allowed(s->allowed, s->logits, na);
     r.logprob_sum += c.logprob;
     r.steps = step;
     if (step == 1 && c.id == s->model->abstain) {
@@ -113,12 +141,9 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
     }
     r.n_cand = step == 1 ? candidates_first(s, np, c.id) : candidates_next(s, np, r.n_cand, c.id);
     s->ans_ids[r.answer_tokens++] = c.id;
-    if (sink.on_token) {
-      const uint32_t i = s->cand[0];
-      if (sink.on_token(sink.user, in.p + s->pass_off[i], pass_token_len(s, i, np, in.plen))) {
-        r.cancelled = true;
-        break;
-      }
+    if (sink.on_token && emit(s, in, np, sink)) {
+      r.cancelled = true;
+      break;
     }
   }
   return r;

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "session/forward.h"
+
 namespace amxqa {
 namespace {
 
@@ -141,6 +143,32 @@ size_t allowed_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, size_t* 
   // No continuation at all stops decoding whatever EOT's status (answer.cpp).
   if (can_end) s->allowed[n++] = s->model->eot;
   return n;
+}
+
+Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand) {
+  const size_t d = s->dim.d;
+  const float* h = s->blk.xn;
+  float* z = s->pass_z;  // [0, n_pass): positions, [n_pass]: ABSTAIN
+  readout_rows(s, s->pass_ids, n_pass, z);
+  for (uint32_t i = 0; i < n_pass; ++i) {
+    const float* u = s->pass_u + size_t(i) * d;
+    float acc = 0.f;
+    for (size_t j = 0; j < d; ++j) acc += u[j] * h[j];
+    z[i] += acc;
+  }
+  const uint32_t abstain = s->model->abstain;
+  readout_rows(s, &abstain, 1, z + n_pass);
+  // Index order breaks ties: earlier position first, ABSTAIN (index n_pass) last.
+  Choice c = argmax_logprob(
+      size_t(n_pass) + 1, [&](size_t i) { return z[i]; }, [](size_t i) { return uint32_t(i); },
+      [&](size_t i) {
+        return i == n_pass || (token_generatable(s, s->pass_ids[i]) && may_start(s, uint32_t(i)));
+      });
+  const uint32_t at = c.id;
+  c.id = at == n_pass ? abstain : s->pass_ids[at];
+  s->cand[0] = at;
+  *n_cand = at == n_pass ? 0 : 1;
+  return c;
 }
 
 Choice pick_allowed(const uint32_t* ids, const float* logits, size_t n) {

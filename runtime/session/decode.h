@@ -28,6 +28,13 @@ struct Choice {
   float logprob = 0.f;  // log-softmax of the chosen id over the allowed set
 };
 
+// Extractive step 1 of a start-pointer model (MODEL.md "Start pointer"):
+// scores every allowed start position i (as allowed_first: generatable id,
+// may start a word) by xn · (tok_emb[t_i] + pass_u[i]) and ABSTAIN by
+// xn · tok_emb[ABSTAIN]; ties go to the earlier position, ABSTAIN last. The
+// choice's id is t_i (or ABSTAIN); the candidates become {i}, *n_cand = 1.
+Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand);
+
 // Argmax over ids[i] with logits[i] (ties: lower id).
 Choice pick_allowed(const uint32_t* ids, const float* logits, size_t n);
 

@@ -349,6 +349,13 @@ void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_
   ops::rmsnorm(b.x + size_t(m - 1) * d.d, md.final_norm, d.d, md.norm_eps, b.xn);
 }
 
+void final_norm_rows(const amxqa_session* s, uint32_t r0, uint32_t n, float* out) {
+  const size_t d = s->dim.d;
+  for (uint32_t t = 0; t < n; ++t)
+    ops::rmsnorm(s->blk.x + size_t(r0 + t) * d, s->model->final_norm, d, s->model->norm_eps,
+                 out + size_t(t) * d);
+}
+
 void readout_rows(amxqa_session* s, const uint32_t* ids, size_t n, float* out) {
   if (n) s->kernels->rows_dot(s->model->tok_emb, ids, n, s->blk.xn, out);
 }

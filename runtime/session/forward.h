@@ -25,6 +25,10 @@ void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_
 // Decode step: one token.
 inline void decode_step(amxqa_session* s, uint32_t id) { forward_rows(s, &id, 1, nullptr); }
 
+// out[r × d …] = RMSNorm(x; final_norm) of rows [r0, r0 + n) of the last
+// forward_rows block (the start pointer's per-position keys).
+void final_norm_rows(const amxqa_session* s, uint32_t r0, uint32_t n, float* out);
+
 // out[i] = logit of ids[i] from s->blk.xn (only the rows asked for).
 void readout_rows(amxqa_session* s, const uint32_t* ids, size_t n, float* out);
 

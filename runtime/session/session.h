@@ -6,7 +6,8 @@
 //   swa layer: a K/V buffer of (window + prefill rows) positions,
 //   lin layer: the H × dk × hd state,
 //   MoE layer: a ring of the last R MoE inputs plus the current expert choice.
-// Only the per-passage-token buffers grow with max_passage_tokens.
+// Only the per-passage-token buffers grow with max_passage_tokens (for a
+// start-pointer model, d + 1 floats more per passage token).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -81,6 +82,9 @@ struct amxqa_session {
   const uint8_t* passage; // the caller's passage during one answer call (whole-words rule)
   size_t passage_len;
   uint32_t* cand;         // candidate end positions of the current span
+  // Start-pointer models only (MODEL.md "Start pointer"), else null:
+  float* pass_u;          // max_passage_tokens × d: RMSNorm(x_L; final_norm) of each passage token
+  float* pass_z;          // max_passage_tokens + 1: step-1 scores of the start positions
   uint32_t* allowed;      // max_passage_tokens + 2 ids allowed at this step
   uint32_t* q_ids;        // max_question_tokens
   uint32_t* ans_ids;      // max_answer_tokens

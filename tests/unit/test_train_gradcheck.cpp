@@ -143,6 +143,21 @@ size_t check_all(TrainModel& m, const Doc& d, const LossOptions& opt, size_t per
   return checked;
 }
 
+// Central difference of coordinate `at` of p against its analytic gradient
+// (forward_backward must have run); returns the analytic value.
+double check_coord(TrainModel& m, const Doc& d, const LossOptions& opt, Param& p, size_t at) {
+  const float eps = 1e-3f, w0 = p.w[at];
+  p.w[at] = w0 + eps;
+  const double plus = objective(m, d, opt).J;
+  p.w[at] = w0 - eps;
+  const double minus = objective(m, d, opt).J;
+  p.w[at] = w0;
+  const double fd = (plus - minus) / (2.0 * eps), an = p.g[at];
+  INFO(p.name << "[" << at << "] analytic " << an << " numeric " << fd);
+  CHECK(std::fabs(fd - an) <= 3e-3 + 0.03 * std::max(std::fabs(fd), std::fabs(an)));
+  return an;
+}
+
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -212,6 +227,50 @@ TEST_SUITE("unit") {
     CHECK(check_all(m, d, opt, 3) > 0);
   }
 
+  TEST_CASE("gradcheck: start pointer scores passage positions (answer and abstain rows)") {
+    ArchConfig a = tiny_arch(false);
+    a.start_pointer = true;
+    a.question_match = true;
+    TrainModel m(a, 23);
+    scale_up(m, 6);
+    for (int abstain = 0; abstain < 2; ++abstain) {
+      Doc d = make_doc(13, 29 + abstain, 40);
+      LossOptions opt;
+      opt.kind = LossKind::extractive;
+      opt.passage_begin = 3;
+      opt.passage_end = 8;
+      opt.ce_scale = 1.f;
+      d.tokens[4] = d.tokens[1];  // a question-matched passage token
+      d.mask.assign(d.tokens.size(), 0);
+      if (abstain) {
+        d.tokens[9] = kAbstain;
+        d.tokens[10] = kEot;
+        d.mask[8] = d.mask[9] = 1;
+      } else {
+        // Answer = passage tokens 6..7 then EOT; token 6's id also occurs at 3,
+        // so only the pointer tells the two starts apart.
+        d.tokens[3] = d.tokens[6];
+        d.tokens[9] = d.tokens[6];
+        d.tokens[10] = d.tokens[7];
+        d.tokens[11] = kEot;
+        d.mask[8] = d.mask[9] = d.mask[10] = 1;
+        opt.answer_begin = 6;
+      }
+      INFO("abstain " << abstain);
+      const StepStats st = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+      CHECK(st.predicted == (abstain ? 2u : 3u));
+      CHECK(check_all(m, d, opt, 3) > 0);
+      // The key rows tok_emb[t_p] of the passage, which a random sample may miss.
+      Param* emb = m.find("tok_emb");
+      REQUIRE(emb != nullptr);
+      m.zero_grad();
+      m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+      for (uint32_t p = 3; p < 8; ++p)
+        for (size_t i = 0; i < 4; ++i)
+          check_coord(m, d, opt, *emb, size_t(d.tokens[p]) * a.d_model + i * (a.d_model / 4));
+    }
+  }
+
   TEST_CASE("gradcheck: question match adds the PAD row to matching passage tokens") {
     ArchConfig a = tiny_arch(false);
     a.question_match = true;
@@ -236,19 +295,9 @@ TEST_SUITE("unit") {
     REQUIRE(emb != nullptr);
     m.zero_grad();
     m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
-    const float eps = 1e-3f;
     double gnorm = 0;
     for (size_t i = 0; i < a.d_model; ++i) {
-      float& w = emb->w[size_t(kPad) * a.d_model + i];
-      const float w0 = w;
-      w = w0 + eps;
-      const double plus = objective(m, d, opt).J;
-      w = w0 - eps;
-      const double minus = objective(m, d, opt).J;
-      w = w0;
-      const double fd = (plus - minus) / (2.0 * eps), an = emb->g[size_t(kPad) * a.d_model + i];
-      INFO("tok_emb[PAD][" << i << "] analytic " << an << " numeric " << fd);
-      CHECK(std::fabs(fd - an) <= 3e-3 + 0.03 * std::max(std::fabs(fd), std::fabs(an)));
+      const double an = check_coord(m, d, opt, *emb, size_t(kPad) * a.d_model + i);
       gnorm += an * an;
     }
     CHECK(gnorm > 1e-6);  // the feature is live (PAD is outside the extractive softmax)

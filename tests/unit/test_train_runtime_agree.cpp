@@ -3,6 +3,9 @@
 // as the trainer's own forward pass, with the question-match feature (MODEL.md
 // "Question match") on and off. The runtime's prefill sets the feature in
 // answer.cpp; here the flags come from the passage range, as in the trainer.
+// For a start-pointer model (MODEL.md "Start pointer") the runtime's first
+// extractive choice, a passage position, is the one the trainer's loss counts
+// as its argmax.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -92,5 +95,59 @@ TEST_SUITE("unit") {
       else
         CHECK(max_rel_diff(last, last_plain, V) == 0.0);
     }
+  }
+
+  TEST_CASE("start pointer: the runtime starts where the trainer's argmax is") {
+    ModelSpec spec = make_random_model("tiny", 5);
+    spec.arch.question_match = true;
+    spec.arch.start_pointer = true;
+    TrainModel m(spec.arch, 13);
+    spec.tensors = m.to_tensors(DType::f32);
+    auto tm = open_spec(spec);
+    amxqa_session_options o = default_options();
+    o.whole_words = 0;  // the trainer's softmax does not mirror these two runtime rules
+    o.use_vocab_mask = 0;
+    o.max_answer_tokens = 1;  // step 1 only: s->cand[0] is the chosen start
+    auto ts = make_session(tm->model, o);
+    REQUIRE(ts->status == AMXQA_OK);
+    const char* qs[] = {"who built the old tower in the town", "when did the river flood",
+                        "what is the name of the king", "where do the birds go in winter"};
+    const std::string p =
+        "the tower was built by the people of the town in the old days when the river "
+        "flooded every spring and the king called the birds to the hills for the winter";
+    size_t starts = 0;
+    for (const char* q : qs) {
+      const Asked a = ask(ts->s, q, p);
+      REQUIRE(a.status == AMXQA_OK);
+      const std::vector<uint32_t> ids = prompt_ids(tm->model, q, p);
+      const uint32_t np = static_cast<uint32_t>(encode_text(tm->model, p).size());
+      const uint32_t pe = static_cast<uint32_t>(ids.size()) - 1, pb = pe - np;
+      // The trainer's view: one document per possible start, loss on the ANS row only.
+      std::vector<uint32_t> doc(ids);
+      doc.push_back(0);
+      std::vector<uint8_t> mask(doc.size(), 0);
+      mask[ids.size() - 1] = 1;
+      LossOptions opt;
+      opt.kind = LossKind::extractive;
+      opt.passage_begin = pb;
+      opt.passage_end = pe;
+      std::vector<uint32_t> argmax;
+      for (uint32_t i = pb; i < pe; ++i) {
+        doc.back() = doc[i];
+        opt.answer_begin = i;
+        if (m.evaluate(doc.data(), doc.size(), mask.data(), opt).correct) argmax.push_back(i - pb);
+      }
+      doc.back() = kAbstain;
+      opt.answer_begin = 0;
+      const bool trainer_abstains = m.evaluate(doc.data(), doc.size(), mask.data(), opt).correct;
+      INFO("question: " << q);
+      CHECK(a.info.abstained == trainer_abstains);
+      if (!trainer_abstains) {
+        REQUIRE(argmax.size() == 1);
+        CHECK(ts->s->cand[0] == argmax[0]);
+        ++starts;
+      }
+    }
+    CHECK(starts > 0);
   }
 }

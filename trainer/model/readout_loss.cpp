@@ -12,6 +12,10 @@
 //                same choice, so "continue or stop" is learnt as such). The
 //                target is always allowed, so the loss stays finite. The
 //                whole-words rule is not mirrored: it only removes wrong choices.
+//                Start-pointer models (MODEL.md "Start pointer") score the ANS row
+//                over passage *positions* p, xf · (tok_emb[t_p] + U_p) with
+//                U_p = RMSNorm(x_L[p]; final_norm), and ABSTAIN; their later rows
+//                allow only the token after the chosen start's span, and EOT.
 // Cross-entropy per position; backward into tok_emb rows, final_norm and x_L.
 #include <algorithm>
 #include <cmath>
@@ -48,9 +52,82 @@ void allowed_columns(Work& im, const uint32_t* tokens, size_t n, const LossOptio
     return;
   }
   allow(kEot);
+  if (opt.answer_begin) {  // start pointer: one candidate span, from answer_begin
+    if (opt.answer_begin + k < pe) allow(tokens[opt.answer_begin + k]);
+    return;
+  }
   const uint32_t* prefix = tokens + first + 1;
   for (size_t p = pb + k - 1; p + 1 < pe; ++p)
     if (std::equal(prefix, prefix + k, tokens + p + 1 - k)) allow(tokens[p + 1]);
+}
+
+// Start pointer, the ANS row (see top): is it scored over positions? Only when
+// the target is ABSTAIN or the token at opt.answer_begin inside the passage.
+bool pointer_row(const ArchConfig& a, const uint32_t* tokens, size_t n, const LossOptions& opt,
+                 uint32_t row) {
+  if (!a.start_pointer || opt.kind != LossKind::extractive) return false;
+  const size_t pb = opt.passage_begin, pe = std::min<size_t>(opt.passage_end, n);
+  if (pb >= pe) return false;
+  const uint32_t target = tokens[row + 1];
+  if (target == kAbstain) return true;
+  return opt.answer_begin >= pb && opt.answer_begin < pe && tokens[opt.answer_begin] == target;
+}
+
+// The ANS row's softmax over positions [pb, pe) then ABSTAIN. xf0 is that row's
+// final-normed state; on backward, im.pdx receives d(loss)/d(xf0), and the
+// keys' gradients go into tok_emb, final_norm and dx at the passage positions.
+void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const uint32_t* tokens,
+                  size_t n, const LossOptions& opt, const float* xf0, float scale, bool backward,
+                  StepStats& st, float* dx) {
+  const size_t d = a.d_model;
+  Param& emb = P[im.tok_emb];
+  Param& fn = P[im.final_norm];
+  const size_t pb = opt.passage_begin, np = std::min<size_t>(opt.passage_end, n) - pb;
+  float* U = grow(im.pu, np * d);
+  float* inv = grow(im.pinv, np);
+  float* z = grow(im.pz, np + 1);
+  for (size_t i = 0; i < np; ++i) {
+    inv[i] = ops::rmsnorm(im.x.data() + (pb + i) * d, fn.w.data(), d, a.norm_eps, U + i * d);
+    const float* e = emb.w.data() + size_t(tokens[pb + i]) * d;
+    float acc = 0.f;
+    for (size_t j = 0; j < d; ++j) acc += (e[j] + U[i * d + j]) * xf0[j];
+    z[i] = acc;
+  }
+  {
+    const float* e = emb.w.data() + size_t(kAbstain) * d;
+    float acc = 0.f;
+    for (size_t j = 0; j < d; ++j) acc += e[j] * xf0[j];
+    z[np] = acc;
+  }
+  const uint32_t target = tokens[im.rows[0] + 1];
+  const size_t tc = target == kAbstain ? np : opt.answer_begin - pb;
+  size_t best = 0;
+  for (size_t c = 1; c <= np; ++c)
+    if (z[c] > z[best]) best = c;  // ties: the earlier position (runtime pick_start)
+  st.correct += best == tc;
+  const float zt = z[tc];
+  const float lse = ops::softmax(z, np + 1);
+  st.loss_sum += double(lse) - double(zt);
+  ++st.predicted;
+  if (!backward) return;
+  for (size_t c = 0; c <= np; ++c) z[c] *= scale;  // dz = scale·(p − onehot)
+  z[tc] -= scale;
+  float* dh = grow(im.pdx, 2 * d);
+  float* du = dh + d;
+  std::fill(dh, dh + d, 0.f);
+  for (size_t i = 0; i <= np; ++i) {
+    const uint32_t id = i < np ? tokens[pb + i] : kAbstain;
+    const float* e = emb.w.data() + size_t(id) * d;
+    float* ge = emb.g.data() + size_t(id) * d;
+    for (size_t j = 0; j < d; ++j) {
+      dh[j] += z[i] * (e[j] + (i < np ? U[i * d + j] : 0.f));
+      ge[j] += z[i] * xf0[j];
+    }
+    if (i == np) break;
+    for (size_t j = 0; j < d; ++j) du[j] = z[i] * xf0[j];
+    simd::rmsnorm_backward(im.x.data() + (pb + i) * d, fn.w.data(), inv[i], du, d,
+                           dx + (pb + i) * d, fn.g.data());
+  }
 }
 
 }  // namespace
@@ -107,10 +184,18 @@ void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   const float scale = opt.ce_scale > 0.f ? opt.ce_scale : 1.0f / static_cast<float>(m);
   const bool per_step = opt.kind == LossKind::extractive && !full;
   if (per_step) im.allow.resize(C);
+  const bool pointer = pointer_row(a, tokens, n, opt, im.rows[0]);
+  LossOptions row_opt = opt;  // answer_begin marks the pointer's one span, only when on
+  if (!pointer) row_opt.answer_begin = 0;
   for (size_t i = 0; i < m; ++i) {
     float* zi = z + i * C;
+    if (pointer && i == 0) {
+      pointer_loss(a, P, im, tokens, n, opt, xf, scale, backward, st, dx);
+      std::fill(zi, zi + C, 0.f);  // no id-softmax gradient from this row
+      continue;
+    }
     if (per_step) {
-      allowed_columns(im, tokens, n, opt, im.rows[i]);
+      allowed_columns(im, tokens, n, row_opt, im.rows[i]);
       for (size_t c = 0; c < C; ++c)
         if (!im.allow[c]) zi[c] = -INFINITY;  // softmax gives 0: no gradient either
     }
@@ -144,6 +229,8 @@ void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
       for (size_t i = 0; i < d; ++i) g[i] += s[i];
     }
   }
+  if (pointer)
+    for (size_t j = 0; j < d; ++j) dxf[j] += im.pdx[j];
   for (size_t i = 0; i < m; ++i) {
     const size_t r = im.rows[i];
     simd::rmsnorm_backward(im.x.data() + r * d, fn.w.data(), finv[i], dxf + i * d, d, dx + r * d,

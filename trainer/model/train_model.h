@@ -38,6 +38,9 @@ struct LossOptions {
                                       // another block's statistic, a permutation from `seed`)
   // extractive only: the passage token range [begin, end) inside the document
   uint32_t passage_begin = 0, passage_end = 0;
+  // extractive, start-pointer models: the position of the answer's first token
+  // (0: none, e.g. an abstain example)
+  uint32_t answer_begin = 0;
   // Gradient weights (ours). forward_backward accumulates the gradient of
   //   ce_scale · Σ_t CE_t  +  aux_scale · aux_loss
   // ce_scale = 0 means 1 / predicted (the mean CE of this document). To weight

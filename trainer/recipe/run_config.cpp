@@ -115,6 +115,7 @@ RunConfig read_run_config(const Recipe& r) {
   a.rope_theta = static_cast<float>(r.number("arch.rope_theta", a.rope_theta));
   a.norm_eps = static_cast<float>(r.number("arch.norm_eps", a.norm_eps));
   a.question_match = r.boolean("arch.question_match", false);
+  a.start_pointer = r.boolean("arch.start_pointer", false);
   if (a.d_model == 0 || a.n_heads == 0 || a.n_kv_heads == 0 || a.n_heads % a.n_kv_heads || a.head_dim == 0 ||
       a.vocab_size <= kMergeBase)
     throw std::runtime_error(r.name() + ": [arch] is inconsistent (zero size, heads % kv_heads, or vocab <= 261)");

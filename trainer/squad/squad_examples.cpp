@@ -141,7 +141,9 @@ bool build_answer_example(const TokenizerView& tok, const std::string& question,
                                 p.tokens.begin() + p.passage_begin + last + 1);
   targets.push_back(kEot);
   if (p.tokens.size() + targets.size() > max_tokens) return false;
+  const uint32_t answer_at = p.passage_begin + first;
   finish(std::move(p), targets, out);
+  out->answer_begin = answer_at;
   out->abstain = false;
   return true;
 }
@@ -151,6 +153,7 @@ bool build_abstain_example(const TokenizerView& tok, const std::string& question
   Prompt p = build_prompt(tok, question, passage);
   if (p.tokens.size() + 2 > max_tokens) return false;
   finish(std::move(p), {kAbstain, kEot}, out);
+  out->answer_begin = 0;
   out->abstain = true;
   return true;
 }

@@ -20,6 +20,7 @@ struct Example {
   std::vector<uint32_t> tokens;
   std::vector<uint8_t> mask;        // mask[t] = 1: position t predicts tokens[t+1]
   uint32_t passage_begin = 0, passage_end = 0;  // passage token range in tokens
+  uint32_t answer_begin = 0;  // position of the answer's first token (0: abstain / none)
   bool abstain = false;
 };
 

@@ -126,7 +126,9 @@ void stage_eval(RunContext& ctx) {
                    (info.moe_experts ? ", MoE E " + std::to_string(info.moe_experts) + " k " +
                                            std::to_string(info.moe_top_k) + " in " +
                                            std::to_string(info.moe_layer_count) + " layers"
-                                     : std::string(", dense"));
+                                     : std::string(", dense")) +
+                   (c.arch.question_match ? ", question match" : "") +
+                   (c.arch.start_pointer ? ", start pointer" : "");
   card.dtype = info.weight_dtype;
   card.params = info.param_count;
   card.active_params = info.active_param_count;

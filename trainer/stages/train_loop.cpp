@@ -20,6 +20,7 @@ LossOptions options_for(const Example& ex, const LossOptions& base) {
   LossOptions o = base;
   o.passage_begin = ex.passage_begin;
   o.passage_end = ex.passage_end;
+  o.answer_begin = ex.answer_begin;
   // Documents without a passage (pretraining replay) cannot use the extractive softmax.
   if (o.kind == LossKind::extractive && ex.passage_end <= ex.passage_begin) o.kind = LossKind::full;
   return o;
