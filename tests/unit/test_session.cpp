@@ -28,7 +28,7 @@ std::vector<uint32_t> random_ids(Rng& r, size_t n, uint32_t V) {
 
 TEST_SUITE("unit") {
 
-TEST_CASE("session size: constant state, 16 bytes per passage token, reference under 2 MiB") {
+TEST_CASE("session size: constant state, 16 bytes per passage token (+4(d+1) with the start pointer), reference under 2 MiB") {
   auto tiny = open_random("tiny");
   amxqa_session_options o = default_options(AMXQA_ISA_AUTO);
   o.max_passage_tokens = 4096;
@@ -47,6 +47,16 @@ TEST_CASE("session size: constant state, 16 bytes per passage token, reference u
   CHECK(ref4 <= size_t(2) << 20);
   o.max_passage_tokens = 8192;
   CHECK(amxqa_session_size(ref->model, &o) - ref4 == 4096u * 16u);
+
+  // A start-pointer model (MODEL.md "Start pointer") also keeps d + 1 floats per passage token.
+  ModelSpec ptr_spec = make_random_model("tiny", 7);
+  ptr_spec.arch.start_pointer = true;
+  auto ptr = open_spec(ptr_spec);
+  o.max_passage_tokens = 4096;
+  const size_t p4 = amxqa_session_size(ptr->model, &o);
+  o.max_passage_tokens = 8192;
+  const size_t p8 = amxqa_session_size(ptr->model, &o);
+  CHECK(p8 - p4 == 4096u * (16u + 4u * (ptr_spec.arch.d_model + 1)));
 
   // Invalid options or model: 0.
   amxqa_session_options bad = default_options();
