@@ -83,13 +83,6 @@ size_t pass_token_len(const amxqa_session* s, uint32_t i, uint32_t np, size_t pl
   return (i + 1 < np ? s->pass_off[i + 1] : plen) - s->pass_off[i];
 }
 
-// Streams the passage bytes of the newest answer token (the earliest
-// candidate's); true when the callback cancels.
-bool emit(const amxqa_session* s, const Question& in, uint32_t np, const Sink& sink) {
-  const uint32_t i = s->cand[0];
-  return sink.on_token(sink.user, in.p + s->pass_off[i], pass_token_len(s, i, np, in.plen)) != 0;
-}
-
 struct Outcome {
   uint32_t answer_tokens = 0, n_cand = 0;
   bool abstained = false, eot = false, cancelled = false;
@@ -102,33 +95,25 @@ struct Outcome {
 Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, const Sink& sink) {
   Outcome r;
   for (uint32_t step = 1;; ++step) {
-    size_t n_span = 0, na = 0;
+    // A start-pointer model picks its first token as a position (pick_start
+    // sets the candidates); everything else picks ids from the allowed set.
+    const bool pointer_step = step == 1 && s->pass_u;
     Choice c;
-    if (step == 1 && s->pass_u) {
-      c = pick_start(s, np, &r.n_cand);  // a position, not an id: no readout_rows below
-      r.logprob_sum += c.logprob;
-      r.steps = step;
-      if (c.id == s->model->abstain) {
-        r.abstained = true;
-        break;
-      }
-      s->ans_ids[r.answer_tokens++] = c.id;
-      if (sink.on_token && emit(s, in, np, sink)) {
-        r.cancelled = true;
-        break;
-      }
-      continue;
-    }
-    if (step == 1) {
-      na = allowed_first(s, np, &n_span);
+    if (pointer_step) {
+      c = pick_start(s, np, &r.n_cand);
     } else {
-      if (r.answer_tokens == s->opt.max_answer_tokens) break;
-      na = allowed_next(s, np, r.n_cand, &n_span);
-      if (n_span == 0) break;  // no passage token continues the span
-      decode_step(s, s->ans_ids[r.answer_tokens - 1]);
+      size_t n_span = 0, na = 0;
+      if (step == 1) {
+        na = allowed_first(s, np, &n_span);
+      } else {
+        if (r.answer_tokens == s->opt.max_answer_tokens) break;
+        na = allowed_next(s, np, r.n_cand, &n_span);
+        if (n_span == 0) break;  // no passage token continues the span
+        decode_step(s, s->ans_ids[r.answer_tokens - 1]);
+      }
+      readout_rows(s, s->allowed, na, s->logits);
+      c = pick_allowed(s->allowed, s->logits, na);
     }
-    readout_rows(s, s->allowed, na, s->logits);
-    c = pick_allowed(s->allowed, s->logits, na);
     r.logprob_sum += c.logprob;
     r.steps = step;
     if (step == 1 && c.id == s->model->abstain) {
@@ -139,11 +124,15 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
       r.eot = true;
       break;
     }
-    r.n_cand = step == 1 ? candidates_first(s, np, c.id) : candidates_next(s, np, r.n_cand, c.id);
+    if (!pointer_step)
+      r.n_cand = step == 1 ? candidates_first(s, np, c.id) : candidates_next(s, np, r.n_cand, c.id);
     s->ans_ids[r.answer_tokens++] = c.id;
-    if (sink.on_token && emit(s, in, np, sink)) {
-      r.cancelled = true;
-      break;
+    if (sink.on_token) {
+      const uint32_t i = s->cand[0];
+      if (sink.on_token(sink.user, in.p + s->pass_off[i], pass_token_len(s, i, np, in.plen))) {
+        r.cancelled = true;
+        break;
+      }
     }
   }
   return r;

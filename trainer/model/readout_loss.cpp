@@ -86,18 +86,16 @@ void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   float* U = grow(im.pu, np * d);
   float* inv = grow(im.pinv, np);
   float* z = grow(im.pz, np + 1);
-  for (size_t i = 0; i < np; ++i) {
-    inv[i] = ops::rmsnorm(im.x.data() + (pb + i) * d, fn.w.data(), d, a.norm_eps, U + i * d);
-    const float* e = emb.w.data() + size_t(tokens[pb + i]) * d;
+  for (size_t i = 0; i <= np; ++i) {  // key i: tok_emb[t_i] + U_i; key np: tok_emb[ABSTAIN]
+    const float* e = emb.w.data() + size_t(i < np ? tokens[pb + i] : kAbstain) * d;
     float acc = 0.f;
-    for (size_t j = 0; j < d; ++j) acc += (e[j] + U[i * d + j]) * xf0[j];
+    if (i < np) {
+      inv[i] = ops::rmsnorm(im.x.data() + (pb + i) * d, fn.w.data(), d, a.norm_eps, U + i * d);
+      for (size_t j = 0; j < d; ++j) acc += (e[j] + U[i * d + j]) * xf0[j];
+    } else {
+      for (size_t j = 0; j < d; ++j) acc += e[j] * xf0[j];
+    }
     z[i] = acc;
-  }
-  {
-    const float* e = emb.w.data() + size_t(kAbstain) * d;
-    float acc = 0.f;
-    for (size_t j = 0; j < d; ++j) acc += e[j] * xf0[j];
-    z[np] = acc;
   }
   const uint32_t target = tokens[im.rows[0] + 1];
   const size_t tc = target == kAbstain ? np : opt.answer_begin - pb;
