@@ -16,6 +16,11 @@ packages=(
   python3                                 # data preparation scripts
   clang libclang-rt-14-dev                # libFuzzer and sanitizers
   cppcheck clang-tidy clang-format        # sdk/lint.sh, .clang-format
+  nlohmann-json3-dev                      # JSON: thresholds files, CLI/HTTP bodies
+  libcli11-dev                            # command-line parsing
+  libcpp-httplib-dev                      # amxqa serve (HTTP)
+  python3-setuptools python3-wheel python3-venv  # pip install sdk/python, offline
+  python3-distributed                     # Dask: batch QA on a cluster
 )
 
 missing=()

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/args.h"
+#include "stages/import_model.h"
 #include "stages/stages.h"
 #include "stages/train_loop.h"
 
@@ -53,6 +54,7 @@ int stage_command(const std::string& cmd, int argc, char** argv) {
   }
   auto ctx = make_context(a.positional[0], a.get("out"), a.has("resume"), a.all("set"));
   std::fprintf(stderr, "[%s] recipe %s -> %s\n", cmd.c_str(), ctx->cfg.name.c_str(), ctx->cfg.out_dir.c_str());
+  import_init_model(*ctx);  // recipe init.model: continue from a released model
   if (all) {
     for (const char* s : kStageNames) {
       run_stage(*ctx, s);

@@ -1,6 +1,6 @@
 // train_gemm.cpp — the trainer's one door to matrix products: the runtime's
-// sgemm (AVX-512 when the CPU has it, else the scalar oracle), chosen once,
-// or its bf16 variant when the stage computes in bf16.
+// sgemm (AVX-512 when the CPU has it, else AVX2+FMA, else the scalar oracle),
+// chosen once, or its bf16 variant when the stage computes in bf16.
 #include <cstring>
 
 #include "kernels/kernels_avx512_paths.h"
@@ -12,6 +12,7 @@ const Kernels& train_kernels() {
   static const Kernels* table = [] {
     const Kernels* t = nullptr;
     if (__builtin_cpu_supports("avx512f")) t = kernels_avx512();
+    if (!t && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) t = kernels_avx2();
     return t ? t : &kernels_scalar();
   }();
   return *table;

@@ -93,7 +93,7 @@ Recipe Recipe::parse(const std::string& text, const std::string& name) {
   return r;
 }
 
-Recipe Recipe::load(const std::string& path) {
+Recipe Recipe::load(const std::string& path, int depth) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error("cannot read recipe " + path);
   std::stringstream ss;
@@ -104,7 +104,18 @@ Recipe Recipe::load(const std::string& path) {
   std::string root = find_repo_root(dirname_of(path));
   if (root.empty()) root = find_repo_root(".");
   r.repo_root_ = root.empty() ? absolute(".") : root;
-  return r;
+  if (!r.has("base")) return r;
+  // `base = NAME`: start from NAME.recipe in the same folder and let this
+  // recipe's values replace its. The merged recipe dumps as flat values.
+  if (depth >= 8) throw std::runtime_error(path + ": recipe bases nest deeper than 8 (a cycle?)");
+  Recipe merged = load(dirname_of(path) + "/" + r.str("base") + ".recipe", depth + 1);
+  for (const auto& kv : r.values_)
+    if (kv.first != "base") merged.values_[kv.first] = kv.second;
+  merged.name_ = r.name_;
+  merged.text_ = r.text_;
+  merged.repo_root_ = r.repo_root_;
+  merged.overridden_ = true;
+  return merged;
 }
 
 std::string Recipe::dump() const {
@@ -123,7 +134,7 @@ std::string Recipe::dump() const {
     }
     rest += kv.first.substr(dot + 1) + " = " + kv.second + "\n";
   }
-  return "# " + name_ + " (with command-line overrides)\n" + top + rest;
+  return "# " + name_ + " (merged: base recipe and overrides applied)\n" + top + rest;
 }
 
 std::string Recipe::str(const std::string& key, const std::string& def) const {

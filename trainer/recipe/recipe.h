@@ -18,7 +18,9 @@ class Recipe {
   static Recipe parse(const std::string& text, const std::string& name = "recipe");
   // Reads and parses a file; repo_root() is found by walking up from the
   // file's folder to the folder holding schemas/MODEL.md (else the cwd).
-  static Recipe load(const std::string& path);
+  // A top-level `base = NAME` loads NAME.recipe from the same folder first;
+  // this file's values then replace the base's, key by key.
+  static Recipe load(const std::string& path, int depth = 0);
 
   bool has(const std::string& key) const { return values_.count(key) != 0; }
   std::string str(const std::string& key, const std::string& def = "") const;
@@ -41,8 +43,8 @@ class Recipe {
     overridden_ = true;
   }
   const std::map<std::string, std::string>& values() const { return values_; }
-  // The recipe as text: the original when nothing was set, else every value
-  // regrouped under its section (comments are lost).
+  // The recipe as text: the original when nothing was set or inherited, else
+  // every value regrouped under its section (comments are lost).
   std::string dump() const;
 
   // ${AMXQA_DATA} / ${REPO} expansion and repo-relative resolution of one value.

@@ -21,7 +21,7 @@ struct StageConfig {
   LossOptions loss;
   uint32_t log_every = 10, eval_every = 100, checkpoint_every = 200;
   uint32_t examples = 2000;         // SFT: examples built for the stage
-  double unanswerable_frac = 0.0;   // sft_abstain: share of abstention examples
+  double unanswerable_frac = 0.0;   // sft_qa, sft_abstain: share of abstention examples
   double replay_frac = 0.0;         // SFT: share of pretraining pieces mixed in
   double crop_frac = 0.0;           // sft_qa: share of passages cropped to sentences near the answer
   bool bf16_compute = false;        // compute = bf16: GEMM operands rounded to bf16 (set_bf16_compute)

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "data/rng.h"
+#include "stages/unanswerable.h"
 
 namespace amxqa::train {
 namespace {
@@ -168,6 +169,16 @@ std::string crop_around(const std::string& ctx, size_t* b, size_t* e, size_t bef
   return ctx.substr(cb, ce - cb);
 }
 
+// A random run of whole sentences, sized as crop_around's: one sentence and
+// 0–3 on each side.
+std::string crop_random_sentences(const std::string& text, Rng& rng) {
+  const auto sents = split_sentences(text);
+  if (sents.size() < 2) return text;
+  const size_t mid = rng.below(sents.size()), before = rng.below(4), after = rng.below(4);
+  const size_t first = mid > before ? mid - before : 0, last = std::min(sents.size() - 1, mid + after);
+  return text.substr(sents[first].first, sents[last].second - sents[first].first);
+}
+
 bool answer_example(const std::vector<SquadArticle>& train, const QaRef& r, const TokenizerView& tok,
                     size_t max_tokens, Example* ex, Rng* crop = nullptr) {
   const SquadParagraph& para = train[r.a].paragraphs[r.p];
@@ -184,7 +195,7 @@ bool answer_example(const std::vector<SquadArticle>& train, const QaRef& r, cons
 }  // namespace
 
 SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                    size_t max_tokens, uint64_t seed, double crop_frac) {
+                    size_t max_tokens, uint64_t seed, double crop_frac, double unanswerable_frac) {
   SftSet s;
   const size_t want = n + val;
   std::vector<QaRef> used;
@@ -206,6 +217,25 @@ SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView&
     if (rng.uniform() >= crop_frac) continue;
     Example ex;
     if (answer_example(train, used[i], tok, max_tokens, &ex, &rng)) s.train[i] = std::move(ex);
+  }
+  // Unanswerable replacements draw from their own stream, so crop_frac's
+  // choices above are the same with or without them.
+  Rng un(seed ^ 0x756e616e73ull);  // "unans"
+  for (size_t i = 0; unanswerable_frac > 0 && i < s.train.size(); ++i) {
+    if (un.uniform() >= unanswerable_frac) continue;
+    const size_t first_kind = un.below(kUnanswerableKinds);
+    for (size_t k = 0; k < kUnanswerableKinds; ++k) {
+      const auto kind = static_cast<UnanswerableKind>((first_kind + k) % kUnanswerableKinds);
+      Unanswerable u;
+      if (!make_unanswerable(train, used[i].a, used[i].p, used[i].q, kind, un, &u)) continue;
+      if (un.uniform() < crop_frac) u.passage = crop_random_sentences(u.passage, un);
+      Example ex;
+      if (!build_abstain_example(tok, u.question, u.passage, max_tokens, &ex)) continue;
+      s.train[i] = std::move(ex);
+      ++s.unanswerable;
+      ++s.by_kind[static_cast<size_t>(kind)];
+      break;
+    }
   }
   return s;
 }

@@ -8,6 +8,7 @@
 #include "stages/rounds.h"
 #include "stages/sft_data.h"
 #include "stages/stages.h"
+#include "stages/unanswerable.h"
 
 namespace amxqa::train {
 namespace {
@@ -91,7 +92,15 @@ void stage_sft_stop(RunContext& ctx) {
 
 void stage_sft_qa(RunContext& ctx) {
   run_sft(ctx, "sft_qa", "sft_stop", ctx.cfg.sft_qa, 2, [&](const TokenizerView& tok, size_t max_tokens, size_t n) {
-    return build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed, ctx.cfg.sft_qa.crop_frac);
+    SftSet set = build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed, ctx.cfg.sft_qa.crop_frac,
+                              ctx.cfg.sft_qa.unanswerable_frac);
+    if (set.unanswerable > 0) {
+      std::fprintf(stderr, "[sft_qa] unanswerable by kind:");
+      for (int k = 0; k < kUnanswerableKinds; ++k)
+        std::fprintf(stderr, " %s %zu", unanswerable_kind_name(static_cast<UnanswerableKind>(k)), set.by_kind[k]);
+      std::fprintf(stderr, "\n");
+    }
+    return set;
   });
 }
 

@@ -1,0 +1,33 @@
+// unanswerable.h — unanswerable questions made from SQuAD train only, in the
+// three kinds that look answerable (issue model-v2; SQuAD 2.0's own writers
+// used the same tricks):
+//   other_paragraph  the question over another paragraph of its article that
+//                    holds none of its answers (same topic, same names);
+//   answer_removed   its own paragraph with every sentence that holds an
+//                    answer removed (the context stays, the fact goes);
+//   entity_swap      its own paragraph, but a name or number of the question
+//                    that the paragraph contains is swapped for one of the
+//                    same article that the paragraph does not contain.
+// Each kind returns false when it cannot make a sound example (the caller
+// then tries another kind or keeps the answerable one).
+#pragma once
+#include <string>
+
+#include "data/rng.h"
+#include "squad/squad.h"
+
+namespace amxqa::train {
+
+enum class UnanswerableKind { other_paragraph, answer_removed, entity_swap };
+constexpr int kUnanswerableKinds = 3;
+const char* unanswerable_kind_name(UnanswerableKind k);
+
+struct Unanswerable {
+  std::string question, passage;
+};
+
+// From question `q` of paragraph `p` of article `a`.
+bool make_unanswerable(const std::vector<SquadArticle>& train, size_t a, size_t p, size_t q, UnanswerableKind kind,
+                       Rng& rng, Unanswerable* out);
+
+}  // namespace amxqa::train
