@@ -20,6 +20,7 @@
 // this process may already run on (respects taskset / cgroup limits).
 #include <benchmark/benchmark.h>
 #include <sched.h>
+#include <strings.h>
 
 #include <chrono>
 #include <cstdio>
@@ -37,10 +38,6 @@
 #include "report/rooflines.h"
 #include "report/summary.h"
 #include "support/rss_probe.h"
-
-#ifndef AMXQA_SOURCE_DIR
-#define AMXQA_SOURCE_DIR "."
-#endif
 
 using namespace amxqa::bench;
 
@@ -80,24 +77,39 @@ bool starts_with(const char* s, const char* prefix) {
   return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
 }
 
+// True for --benchmark_list_tests with a true value, as Google Benchmark
+// reads it (no value, or anything but 0/false/f/no/n/off).
+bool lists_tests(const char* a) {
+  static const char kFlag[] = "--benchmark_list_tests";
+  if (!starts_with(a, kFlag)) return false;
+  const char* v = a + std::strlen(kFlag);
+  if (*v == '\0') return true;
+  if (*v++ != '=') return false;  // another flag with this prefix
+  for (const char* off : {"0", "false", "f", "no", "n", "off"})
+    if (!strcasecmp(v, off)) return false;
+  return true;
+}
+
 void print_help() {
   benchmark::PrintDefaultHelp();
   std::fprintf(
       stdout,
       "amxqa-bench options:\n"
       "  --quick            short run (< 60 s): small min time, 1 repetition, few passages\n"
-      "  --out-dir DIR      where <cpu-id>.json/.md/.svg go (default %s/bench/results)\n"
+      "  --out-dir DIR      where <cpu-id>.json/.md/.svg go (default: the current folder)\n"
       "  --no-report        do not write result files\n"
       "  compare A.json B.json   summary keys side by side with B/A\n"
-      "env: AMXQA_BENCH_CPU (core), AMXQA_DATA (data root), AMXQA_BENCH_MODEL (model file)\n",
-      AMXQA_SOURCE_DIR);
+      "  --benchmark_list_tests=true lists the benchmarks and writes no file\n"
+      "env: AMXQA_BENCH_CPU (core), AMXQA_DATA (data root), AMXQA_BENCH_MODEL (model file)\n");
 }
 
 // Strips our own flags from argv into run_options(); returns the rest, with
 // the mode's Google Benchmark defaults added where the user gave none.
 std::vector<std::string> parse_options(int argc, char** argv, std::string* error) {
   RunOptions& o = run_options();
-  o.out_dir = std::string(AMXQA_SOURCE_DIR) + "/bench/results";
+  // The current folder, not a path compiled in: an installed or moved binary
+  // must not write into (or depend on) the checkout it was built from.
+  o.out_dir = ".";
   std::vector<std::string> rest{argv[0]};
   bool min_time = false, reps = false, aggregates = false;
   for (int i = 1; i < argc; ++i) {
@@ -114,6 +126,8 @@ std::vector<std::string> parse_options(int argc, char** argv, std::string* error
     } else if (starts_with(a, "--out-dir=")) {
       o.out_dir = a + std::strlen("--out-dir=");
     } else {
+      // Listing runs nothing, so its empty summary must not replace real results.
+      if (lists_tests(a)) o.report = false;
       min_time |= starts_with(a, "--benchmark_min_time");
       reps |= starts_with(a, "--benchmark_repetitions");
       aggregates |= starts_with(a, "--benchmark_report_aggregates_only");

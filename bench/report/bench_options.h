@@ -8,8 +8,8 @@ namespace amxqa::bench {
 
 struct RunOptions {
   bool quick = false;   // --quick: the whole run in well under a minute
-  bool report = true;   // --no-report: skip writing bench/results files
-  std::string out_dir;  // --out-dir DIR (default <repo>/bench/results)
+  bool report = true;   // --no-report or --benchmark_list_tests: write no result files
+  std::string out_dir;  // --out-dir DIR (default: the current folder)
 };
 
 RunOptions& run_options();

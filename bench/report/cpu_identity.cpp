@@ -8,10 +8,8 @@
 #include <cstring>
 
 #include "amxqa.h"
+#include "amxqa_paths.h"
 
-#ifndef AMXQA_SOURCE_DIR
-#define AMXQA_SOURCE_DIR "."
-#endif
 #ifndef AMXQA_BENCH_CXX_FLAGS
 #define AMXQA_BENCH_CXX_FLAGS ""
 #endif
@@ -163,8 +161,10 @@ CpuIdentity query_cpu_identity() {
     id.max_isa_env = info.max_isa_env;
   }
 
-  const std::string src = AMXQA_SOURCE_DIR;
-  id.git_commit = command_line_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  // The checkout this binary sits in (build/bin), found at run time; a moved
+  // or installed binary falls back to the commit recorded at configure time.
+  const std::string src = amxqa::paths::checkout_root();
+  if (!src.empty()) id.git_commit = command_line_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
   if (id.git_commit.empty())
     id.git_commit = AMXQA_GIT_COMMIT_CONFIGURED;
   else

@@ -12,14 +12,11 @@
 #include <exception>
 #include <stdexcept>
 
+#include "amxqa_paths.h"
 #include "model/model.h"
 #include "report/json_reader.h"
 #ifdef AMXQA_HAVE_TRAINER
 #include "export/model_spec.h"
-#endif
-
-#ifndef AMXQA_SOURCE_DIR
-#define AMXQA_SOURCE_DIR "."
 #endif
 
 namespace amxqa::bench {
@@ -120,7 +117,8 @@ const ReferenceModel* reference_model_if_built() { return g_built; }
 
 std::string squad_dev_path() {
   const char* env = std::getenv("AMXQA_DATA");
-  const std::string root = env && *env ? env : std::string(AMXQA_SOURCE_DIR) + "/../shared/data";
+  // Default: the shared data folder beside the checkout this binary was built in.
+  const std::string root = env && *env ? env : amxqa::paths::checkout_root() + "/../shared/data";
   return root + "/squad/dev-v1.1-open.json.gz";
 }
 

@@ -1,16 +1,12 @@
 #include "cli_common.h"
 
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <sys/stat.h>
 
-#ifndef AMXQA_DEFAULT_MODEL
-#define AMXQA_DEFAULT_MODEL ""
-#endif
+#include "amxqa_paths.h"
 
 namespace amxqa::cli {
 
@@ -33,32 +29,10 @@ int check_args(const char* cmd, const Args& args, const char* help_text) {
   return -1;
 }
 
-namespace {
-bool is_file(const std::string& p) {
-  struct stat st;
-  return !p.empty() && stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string exe_dir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  std::string p(buf, static_cast<size_t>(n));
-  size_t slash = p.rfind('/');
-  return slash == std::string::npos ? "" : p.substr(0, slash);
-}
-}  // namespace
+using paths::is_file;
 
 std::string resolve_model_path(const Args& args) {
-  if (args.has("model")) return args.get("model");
-  // An explicit environment choice is used as is, so a typo is reported, not skipped.
-  if (const char* env = std::getenv("AMXQA_MODEL"); env && *env) return env;
-  const std::string source_tree = AMXQA_DEFAULT_MODEL;
-  const std::string dir = exe_dir();
-  const std::string installed = dir.empty() ? "" : dir + "/../share/amxqa/default.amxqa";
-  if (is_file(source_tree)) return source_tree;
-  if (is_file(installed)) return installed;
-  return source_tree.empty() ? installed : source_tree;
+  return args.has("model") ? args.get("model") : paths::default_model();
 }
 
 bool parse_isa(const std::string& name, amxqa_isa* isa) {

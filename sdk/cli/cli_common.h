@@ -19,9 +19,8 @@ int usage_error(const char* cmd, const std::string& message);
 // Handles --help and parse errors uniformly. Returns -1 to continue, else the exit code.
 int check_args(const char* cmd, const Args& args, const char* help_text);
 
-// --model if given; else $AMXQA_MODEL; else the compiled-in source-tree
-// default; else <exe dir>/../share/amxqa/default.amxqa. Returns the first
-// candidate that exists (or the last one tried, so the error names it).
+// --model if given; else paths::default_model() (sdk/common/amxqa_paths.h:
+// $AMXQA_MODEL, the installed share/amxqa/default.amxqa, the checkout's model).
 std::string resolve_model_path(const Args& args);
 
 // "scalar", "avx2", "avx512", "amx", "amx-emulated" or "auto".

@@ -4,7 +4,9 @@
 #   lib/cmake/amxqa/amxqaConfig.cmake, amxqaConfigVersion.cmake, amxqaTargets*.cmake
 #     find_package(amxqa) gives amxqa::amxqa (shared) and amxqa::amxqa_static
 #   lib/pkgconfig/amxqa.pc   (pkg-config --cflags --libs amxqa)
-#   bin/amxqa, bin/amxqa-train when they are built
+#   bin/amxqa, bin/amxqa-train, bin/amxqa-bench when they are built
+#   share/amxqa/default.amxqa, MODEL_CARD.md   (the tools' default model)
+#   ${AMXQA_INSTALL_PYTHONDIR}/amxqa            (the Python package; see below)
 # Everything is relocatable: nothing records the configure-time prefix.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -38,8 +40,19 @@ string(REGEX REPLACE "/$" "" AMXQA_PC_TO_PREFIX "${AMXQA_PC_TO_PREFIX}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/amxqa.pc.in ${CMAKE_CURRENT_BINARY_DIR}/amxqa.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/amxqa.pc DESTINATION ${AMXQA_PC_DIR} COMPONENT devel)
 
-foreach(tool amxqa-cli amxqa-train)
+foreach(tool amxqa-cli amxqa-train amxqa-bench)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tools)
   endif()
 endforeach()
+
+# The default model and its card: <prefix>/share/amxqa/, where the tools look
+# (<exe_dir>/../share/amxqa, sdk/common/amxqa_paths.h) and the Python package
+# too (amxqa.default_model()).
+install(FILES ${PROJECT_SOURCE_DIR}/sdk/models/default.amxqa ${PROJECT_SOURCE_DIR}/sdk/models/MODEL_CARD.md
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/amxqa COMPONENT runtime)
+
+# The Python package: <prefix>/${AMXQA_INSTALL_PYTHONDIR}/amxqa (AmxqaPythonDir.cmake says which).
+include(AmxqaPythonDir)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/python/amxqa DESTINATION ${AMXQA_INSTALL_PYTHONDIR}
+  COMPONENT python FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)

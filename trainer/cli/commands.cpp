@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "amxqa.h"
 #include "cli/args.h"
 #include "stages/import_model.h"
 #include "stages/stages.h"
@@ -78,6 +79,10 @@ int run_cli(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string cmd = argv[1];
+  if (cmd == "--version") {  // the trainer ships with, and writes models for, this libamxqa
+    std::printf("amxqa-train %s\n", amxqa_version());
+    return 0;
+  }
   try {
     if (cmd == "eval") return cmd_eval(argc, argv);
     if (cmd == "diagnose") return cmd_diagnose(argc, argv);
