@@ -19,7 +19,7 @@ packages=(
   nlohmann-json3-dev                      # JSON: thresholds files, CLI/HTTP bodies
   libcli11-dev                            # command-line parsing
   libcpp-httplib-dev                      # amxqa serve (HTTP)
-  python3-setuptools python3-wheel python3-venv  # pip install sdk/python, offline
+  python3-setuptools python3-wheel python3-venv python3-pip  # pip install sdk/python, offline
   python3-distributed                     # Dask: batch QA on a cluster
 )
 

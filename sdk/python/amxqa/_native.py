@@ -1,14 +1,11 @@
-"""Finding libamxqa and declaring its C API (include/amxqa.h) for ctypes.
+"""Loading libamxqa and declaring its C API (include/amxqa.h) for ctypes.
 
-The library is looked up in this order:
-  1. $AMXQA_LIBRARY (a path to libamxqa.so),
-  2. the build tree of the repository this package sits in (<repo>/build/lib),
-  3. the install prefix (ctypes.util.find_library, then /usr/local/lib).
+Where the library is looked for: _locate.py ($AMXQA_LIBRARY first).
 """
 import ctypes
-import ctypes.util
 import os
-import pathlib
+
+from ._locate import library_candidates as _candidates
 
 MODEL_STORAGE_BYTES = 16384  # AMXQA_MODEL_STORAGE_BYTES
 ALIGNMENT = 64
@@ -79,19 +76,8 @@ class AnswerInfo(ctypes.Structure):
 
 
 REPORT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
-
-
-def _candidates():
-    env = os.environ.get("AMXQA_LIBRARY")
-    if env:
-        yield env
-        return  # an explicit choice is not second-guessed
-    repo = pathlib.Path(__file__).resolve().parents[3]
-    yield str(repo / "build" / "lib" / "libamxqa.so")
-    found = ctypes.util.find_library("amxqa")
-    if found:
-        yield found
-    yield "/usr/local/lib/libamxqa.so"
+# amxqa_token_fn: the bytes are not NUL-terminated, so a pointer, not c_char_p.
+TOKEN_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
 
 
 def _declare(lib):
@@ -116,6 +102,9 @@ def _declare(lib):
         "amxqa_session_isa": (c.c_int, [c.c_void_p]),
         "amxqa_answer": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.c_char_p, c.c_size_t, c.c_void_p,
                                    c.c_size_t, c.POINTER(AnswerInfo)]),
+        "amxqa_answer_stream": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.c_char_p, c.c_size_t, TOKEN_FN,
+                                          c.c_void_p, c.POINTER(AnswerInfo)]),
+        "amxqa_session_set_threshold": (c.c_int, [c.c_void_p, c.c_float]),
         "amxqa_tokenize": (c.c_size_t, [c.c_void_p, c.c_char_p, c.c_size_t, c.POINTER(c.c_uint32),
                                         c.c_size_t]),
         "amxqa_token_bytes": (c.c_void_p, [c.c_void_p, c.c_uint32, c.POINTER(c.c_size_t)]),

@@ -4,11 +4,14 @@ Python owns every buffer the library uses: the model file is mmap'd, the
 model handle and the session live in ctypes buffers aligned to 64 bytes by
 offsetting, and the answer buffer is reused between calls.
 """
+import codecs
 import ctypes
+import math
 import mmap
 import os
 
 from . import _native
+from ._threshold import read_threshold_file
 
 _lib = None
 _lib_path = None
@@ -52,6 +55,13 @@ def _bytes(s, what):
     raise TypeError("%s must be str or bytes, not %s" % (what, type(s).__name__))
 
 
+def _threshold_value(threshold):
+    value = float(threshold)
+    if math.isnan(value) or value == -math.inf:
+        raise ValueError("threshold must be a number above -inf, not %r" % threshold)
+    return value
+
+
 def _isa_value(isa):
     if isinstance(isa, int):
         return isa
@@ -76,6 +86,7 @@ def _struct_dict(s):
 
 
 def version():
+    """The version of the loaded libamxqa ("0.2.0"); amxqa.__version__ is the package's."""
     return _library().amxqa_version().decode()
 
 
@@ -168,28 +179,53 @@ class Model:
         addr = _library().amxqa_token_bytes(self._handle, token_id, ctypes.byref(length))
         return ctypes.string_at(addr, length.value) if addr else None
 
-    def session(self, max_passage_tokens=4096, isa="auto", max_question_tokens=None, max_answer_tokens=None,
-                extractive=True, use_vocab_mask=True, whole_words=True):
-        """A session for this model; its memory is allocated here, once."""
-        return Session(self, max_passage_tokens=max_passage_tokens, isa=isa,
-                       max_question_tokens=max_question_tokens, max_answer_tokens=max_answer_tokens,
-                       extractive=extractive, use_vocab_mask=use_vocab_mask, whole_words=whole_words)
+    def session(self, **options):
+        """A session for this model; its memory is allocated here, once. Takes Session's keywords."""
+        return Session(self, **options)
+
+
+def _char_offsets(utf8, byte_start, byte_end):
+    """The byte span [byte_start, byte_end) of valid UTF-8 as character offsets. An edge
+    inside a character moves inward, so the character span is whole characters."""
+    start = len(utf8[:byte_start].decode("utf-8", "ignore"))  # drops a character cut at byte_start...
+    if byte_start < len(utf8) and utf8[byte_start] & 0xC0 == 0x80:
+        start += 1  # ...which is then skipped, not included
+    end = len(utf8[:byte_end].decode("utf-8", "ignore"))  # whole characters before byte_end
+    return start, max(start, end)
 
 
 class Answer:
-    """One answer. `text` is the answer (str; `raw` holds its exact bytes),
-    `span` the (begin, end) byte offsets into the UTF-8 passage."""
+    """One answer. `text` is the answer (str; `raw` holds its exact bytes).
 
-    __slots__ = ("text", "raw", "span", "abstained", "mean_logprob", "prefill_ms", "decode_ms", "isa",
+    `byte_start`, `byte_end`: the span in the UTF-8 passage bytes. `start`, `end`: the
+    same span in the passage as it was passed: characters for a str passage, and then
+    `text` is passage[start:end] (a span edge inside a character leaves that character
+    out); bytes for a bytes passage. `span` is (start, end).
+    `probability` is the model's probability of the answer it gave (of "no answer" when
+    it abstained); it abstained iff `no_answer_margin` > `no_answer_threshold`.
+    """
+
+    __slots__ = ("text", "raw", "start", "end", "byte_start", "byte_end", "abstained", "mean_logprob",
+                 "probability", "no_answer_margin", "no_answer_threshold", "prefill_ms", "decode_ms", "isa",
                  "question_tokens", "passage_tokens", "answer_tokens", "stopped_on_eot")
 
-    def __init__(self, raw, info):
+    def __init__(self, raw, info, passage=None, utf8=None):
+        """`passage`, `utf8`: a str passage and its UTF-8 bytes (offsets in characters)."""
         self.raw = raw
         self.text = raw.decode("utf-8", "replace")
-        self.span = (info.span_begin, info.span_end)
+        self.byte_start, self.byte_end = info.span_begin, info.span_end
+        self.start, self.end = self.byte_start, self.byte_end
+        if passage is not None and self.byte_end > self.byte_start:
+            self.start, self.end = _char_offsets(utf8, self.byte_start, self.byte_end)
+            self.text = passage[self.start:self.end]
+        elif passage is not None:  # no span (abstained, or free mode): offsets 0
+            self.start = self.end = len(utf8[:self.byte_start].decode("utf-8", "ignore"))
         self.abstained = bool(info.abstained)
         self.stopped_on_eot = bool(info.stopped_on_eot)
         self.mean_logprob = info.mean_logprob
+        self.probability = info.probability
+        self.no_answer_margin = info.no_answer_margin
+        self.no_answer_threshold = info.no_answer_threshold
         self.prefill_ms = info.prefill_ns / 1e6
         self.decode_ms = info.decode_ns / 1e6
         self.isa = _isa_name(info.isa)
@@ -197,17 +233,33 @@ class Answer:
         self.passage_tokens = info.passage_tokens
         self.answer_tokens = info.answer_tokens
 
+    @property
+    def span(self):
+        return (self.start, self.end)
+
     def __repr__(self):
-        return "Answer(text=%r, span=%r, abstained=%r, isa=%r)" % (self.text, self.span, self.abstained, self.isa)
+        return "Answer(text=%r, span=%r, abstained=%r, probability=%.3g, isa=%r)" % (
+            self.text, self.span, self.abstained, self.probability, self.isa)
 
 
 class Session:
     """A session living in one 64-byte aligned buffer owned by this object.
-    Single-threaded: use one session per thread."""
+    Single-threaded: use one session per thread.
+
+    `threshold` (float) replaces the model's no-answer threshold: it abstains iff
+    no_answer_margin > threshold (math.inf: never abstains on a scored passage).
+    `threshold_file` reads it from the JSON that `amxqa calibrate --out` writes
+    (best.threshold); a malformed file is a ValueError. Give at most one of the two.
+    """
 
     def __init__(self, model, max_passage_tokens=4096, isa="auto", max_question_tokens=None,
-                 max_answer_tokens=None, extractive=True, use_vocab_mask=True, whole_words=True):
+                 max_answer_tokens=None, extractive=True, use_vocab_mask=True, whole_words=True,
+                 threshold=None, threshold_file=None):
         lib = _library()
+        if threshold is not None and threshold_file is not None:
+            raise ValueError("give threshold or threshold_file, not both")
+        if threshold_file is not None:
+            threshold = read_threshold_file(threshold_file)
         self.model = model  # keeps the model mapping alive
         opt = _native.SessionOptions()
         lib.amxqa_session_options_default(ctypes.byref(opt))
@@ -220,6 +272,9 @@ class Session:
         opt.extractive = 1 if extractive else 0
         opt.use_vocab_mask = 1 if use_vocab_mask else 0
         opt.whole_words = 1 if whole_words else 0
+        if threshold is not None:
+            opt.override_threshold = 1
+            opt.no_answer_threshold = _threshold_value(threshold)
         size = lib.amxqa_session_size(model._handle, ctypes.byref(opt))
         if size == 0:
             raise Error(2, "session options are invalid for this model")
@@ -240,10 +295,16 @@ class Session:
         """The backend this session runs ("avx512", ...)."""
         return _isa_name(_library().amxqa_session_isa(self._handle))
 
+    def set_threshold(self, threshold):
+        """Sets the no-answer threshold for later answers; None restores the one the
+        session was made with (amxqa_session_set_threshold)."""
+        self._open()
+        value = math.nan if threshold is None else _threshold_value(threshold)
+        _check(_library().amxqa_session_set_threshold(self._handle, value), self._handle)
+
     def answer(self, question, passage):
         """Answers `question` about `passage` (str or bytes); raises Error."""
-        if self._handle is None:
-            raise Error(1, "session is closed")
+        self._open()
         q = _bytes(question, "question")
         p = _bytes(passage, "passage")
         need = max(len(p), self._free_cap) + 1
@@ -252,12 +313,68 @@ class Session:
         status = _library().amxqa_answer(self._handle, q, len(q), p, len(p), self._out, len(self._out),
                                          ctypes.byref(self._info))
         _check(status, self._handle)
+        return self._result(passage, p, self._out.value)
+
+    def answer_stream(self, question, passage, on_token):
+        """Answers like answer(), calling on_token(piece) as each answer token is decoded
+        (amxqa_answer_stream), from inside the decoding loop. `piece` is str for a str
+        passage (UTF-8 split across tokens is held back until whole), else bytes; empty
+        pieces are not passed. on_token returning a true value stops decoding: Error
+        AMXQA_ERR_CANCELLED. An exception in on_token stops decoding and is re-raised."""
+        self._open()
+        q = _bytes(question, "question")
+        p = _bytes(passage, "passage")
+        text = isinstance(passage, str)
+        decoder = codecs.getincrementaldecoder("utf-8")("replace") if text else None
+        pieces, raised = [], []
+
+        def deliver(piece):
+            return bool(piece) and bool(on_token(piece))
+
+        def trampoline(_user, data, length):
+            try:
+                chunk = ctypes.string_at(data, length)
+                pieces.append(chunk)
+                return 1 if deliver(decoder.decode(chunk) if text else chunk) else 0
+            except BaseException as e:  # ctypes would print and drop it
+                raised.append(e)
+                return 1
+
+        callback = _native.TOKEN_FN(trampoline)
+        status = _library().amxqa_answer_stream(self._handle, q, len(q), p, len(p), callback, None,
+                                                ctypes.byref(self._info))
+        if raised:
+            raise raised[0]
+        _check(status, self._handle)
+        if text:
+            deliver(decoder.decode(b"", final=True))
+        return self._result(passage, p, b"".join(pieces))
+
+    def answer_many(self, pairs):
+        """Answers each (question, passage) of `pairs` in order; returns the list of
+        Answers. The first failure raises its Error with `.index` set to the pair's position."""
+        answers = []
+        for index, (question, passage) in enumerate(pairs):
+            try:
+                answers.append(self.answer(question, passage))
+            except Error as e:
+                e.index = index
+                raise
+        return answers
+
+    def _open(self):
+        if self._handle is None:
+            raise Error(1, "session is closed")
+
+    def _result(self, passage, p, generated):
+        """The Answer for the call just made: its span's exact passage bytes in extractive
+        mode (even with embedded NULs), else the `generated` bytes."""
         info = self._info
         if self._extractive and info.span_end > info.span_begin:
-            raw = p[info.span_begin:info.span_end]  # exact bytes, even with embedded NULs
+            raw = p[info.span_begin:info.span_end]
         else:
-            raw = self._out.value
-        return Answer(raw, info)
+            raw = generated
+        return Answer(raw, info, passage, p) if isinstance(passage, str) else Answer(raw, info)
 
     def close(self):
         """Releases per-thread hardware state; the memory is freed with the object."""
