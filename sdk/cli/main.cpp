@@ -21,6 +21,8 @@ const Command kCommands[] = {
     {"inspect", "architecture, sizes, vocabulary mask, provenance and scores of a model", amxqa::cli::cmd_inspect},
     {"verify", "run every validation check on a model file", amxqa::cli::cmd_verify},
     {"cpu", "CPU features, the backend that will run, and why", amxqa::cli::cmd_cpu},
+    {"serve", "HTTP server: POST /v1/answer, GET /health, GET /v1/model", amxqa::cli::cmd_serve},
+    {"batch", "answer a JSONL file of questions, one JSONL line out per line in", amxqa::cli::cmd_batch},
 };
 
 void usage(FILE* to) {

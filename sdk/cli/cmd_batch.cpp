@@ -1,0 +1,70 @@
+// cmd_batch.cpp — `amxqa batch`: JSONL questions in, JSONL answers out
+// (sdk/server/batch_runner.h), with a progress bar on stderr.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "batch_runner.h"
+#include "commands.h"
+#include "progress_bar.h"
+#include "worker_options.h"
+
+namespace amxqa::cli {
+
+namespace {
+
+const char kHelp[] =
+    "usage: amxqa batch [--model M] [--input F] [--out F] [--resume] [--threads N]\n"
+    "                   [--threshold X] [--max-passage-tokens T] [--isa ISA] [--split-words]\n\n"
+    "Reads one JSON object per line, {\"id\", \"question\", \"context\"} (an optional\n"
+    "\"threshold\" applies to that line), and writes one line per input line, in input order:\n"
+    "  {\"id\", \"answer\", \"score\", \"start\", \"end\", \"no_answer\"}\n"
+    "or, for a line that cannot be answered (bad JSON, a missing field, a context over\n"
+    "--max-passage-tokens), {\"id\", \"error\": {\"code\", \"message\", \"line\"}} (id null when\n"
+    "the line has none). Blank lines are skipped. Exit 0 once every line has its output line.\n\n"
+    "  --input F               JSONL questions (default '-': stdin)\n"
+    "  --out F                 JSONL answers (default '-': stdout)\n"
+    "  --resume                append to --out, skipping the ids (and id-less error lines)\n"
+    "                          it already holds; an incomplete last line is cut off and redone\n";
+
+}  // namespace
+
+int cmd_batch(int argc, char** argv, int first) {
+  const char* cmd = "batch";
+  ArgSpec spec{{kWorkerOptionNames, kWorkerOptionNames + 5}, {"split-words", "resume"}, 0, 0};
+  for (const char* name : {"input", "out"}) spec.options.push_back(name);
+  Args args(spec, argc, argv, first);
+  if (int rc = check_args(cmd, args, (std::string(kHelp) + kWorkerOptionsHelp).c_str()); rc >= 0) return rc;
+  const std::string out_path = args.get("out", "-");
+  const bool resume = args.flag("resume");
+  if (resume && out_path == "-") return usage_error(cmd, "--resume needs --out FILE");
+
+  amxqa_session_options options;
+  size_t threads = 1;
+  if (!parse_worker_options(cmd, args, &options, &threads)) return kExitUsage;
+  std::string input, error;
+  if (!read_input(args.get("input", "-"), &input, &error)) return fail(cmd, error);
+  amxqa::serve::DoneSet done;
+  if (resume && !amxqa::serve::load_done_set(out_path, &done, &error)) return fail(cmd, error);
+  amxqa::Model model;
+  amxqa::serve::SessionPool pool;
+  if (!open_workers(cmd, args, options, threads, &model, &pool)) return kExitFailure;
+
+  std::FILE* out = out_path == "-" ? stdout : std::fopen(out_path.c_str(), resume ? "ab" : "wb");
+  if (!out) return fail(cmd, "cannot write '" + out_path + "'");
+  std::unique_ptr<ProgressBar> bar;
+  auto on_progress = [&bar](size_t n, size_t total, const amxqa::serve::BatchStats& s) {
+    if (!bar) bar = std::make_unique<ProgressBar>(total);
+    bar->update(n, s.errors ? std::to_string(s.errors) + " errors" : "");
+  };
+  amxqa::serve::BatchStats stats;
+  const bool written = amxqa::serve::run_batch(pool, input, done, out, on_progress, &stats, &error);
+  if (bar) bar->finish();
+  if (out != stdout && std::fclose(out) != 0 && written) return fail(cmd, "error closing '" + out_path + "'");
+  if (!written) return fail(cmd, error);
+  std::fprintf(stderr, "amxqa batch: %zu answered, %zu error lines, %zu skipped (already in %s)\n",
+               stats.answered, stats.errors, stats.skipped, out_path.c_str());
+  return kExitOk;
+}
+
+}  // namespace amxqa::cli

@@ -1,0 +1,105 @@
+#include "qa_engine.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace amxqa::serve {
+
+namespace {
+// Answers are at most max_answer_tokens (32 by default) tokens: this holds
+// nearly all of them; a longer one is copied from the context span instead.
+constexpr size_t kAnswerBufferBytes = 4096;
+}  // namespace
+
+bool SessionPool::open(const amxqa::Model& model, const amxqa_session_options& options, size_t n,
+                       std::string* error) {
+  workers_.clear();
+  workers_.reserve(n);
+  free_.clear();
+  free_.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    Worker w;
+    w.session = amxqa::Session::create(model, options);
+    if (!w.session.ok()) {
+      *error = std::string("cannot create session ") + std::to_string(i + 1) + " of " + std::to_string(n) +
+               ": " + w.session.status().name() + ": " + w.session.status().message;
+      workers_.clear();
+      return false;
+    }
+    w.out.resize(kAnswerBufferBytes);
+    w.max_passage_tokens = options.max_passage_tokens;
+    workers_.push_back(std::move(w));
+    free_.push_back(i);
+  }
+  return true;
+}
+
+SessionPool::Lease SessionPool::acquire() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return !free_.empty(); });
+  const size_t index = free_.back();
+  free_.pop_back();
+  return Lease(this, index);
+}
+
+void SessionPool::release(size_t index) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(index);
+  }
+  cv_.notify_one();
+}
+
+namespace {
+
+QaError status_error(amxqa_status st, const Worker& w) {
+  switch (st) {
+    case AMXQA_ERR_PASSAGE_TOO_LONG:
+      return make_error(422, "passage_too_long",
+                        "\"context\" needs more than the " + std::to_string(w.max_passage_tokens) +
+                            " passage tokens a session holds (--max-passage-tokens)");
+    case AMXQA_ERR_QUESTION_TOO_LONG:
+      return make_error(422, "question_too_long", "\"question\" needs more tokens than a session allows");
+    case AMXQA_ERR_EMPTY_QUESTION:
+      return make_error(422, "empty_field", "\"question\" is empty");
+    default:
+      return make_error(500, "internal",
+                        std::string(amxqa_status_name(st)) + ": " + amxqa_last_error(w.session.get()));
+  }
+}
+
+}  // namespace
+
+QaError answer_request(Worker& w, const QaRequest& req, QaAnswer* out) {
+  amxqa_session* s = w.session.get();
+  if (req.has_threshold) {
+    const amxqa_status st = amxqa_session_set_threshold(s, req.threshold);
+    if (st != AMXQA_OK) return make_error(422, "invalid_field", std::string("\"threshold\": ") + amxqa_last_error(s));
+  }
+  amxqa_answer_info info = amxqa_answer_info_init();
+  const amxqa_status st = amxqa_answer(s, req.question.data(), req.question.size(), req.context.data(),
+                                       req.context.size(), w.out.data(), w.out.size(), &info);
+  // NaN restores the session's own threshold, so the next request starts clean.
+  if (req.has_threshold) amxqa_session_set_threshold(s, NAN);
+  if (st != AMXQA_OK && st != AMXQA_ERR_OUTPUT_TOO_SMALL) return status_error(st, w);
+
+  out->no_answer = info.abstained != 0;
+  out->score = info.probability;
+  if (out->no_answer) {
+    out->text.clear();
+    out->start = out->end = 0;
+  } else if (st == AMXQA_OK) {
+    out->text.assign(w.out.data(), std::strlen(w.out.data()));
+    out->start = info.span_begin;
+    out->end = info.span_end;
+  } else {  // the answer did not fit the buffer: its span names the same bytes
+    const uint64_t b = std::min<uint64_t>(info.span_begin, req.context.size());
+    const uint64_t e = std::min<uint64_t>(std::max(info.span_end, b), req.context.size());
+    out->text.assign(req.context, b, e - b);
+    out->start = b;
+    out->end = e;
+  }
+  return QaError{};
+}
+
+}  // namespace amxqa::serve

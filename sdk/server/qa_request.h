@@ -1,0 +1,53 @@
+// qa_request.h — the one parser of a question-answering request, shared by
+// `amxqa serve` (an HTTP body) and `amxqa batch` (one JSONL line). Pure: text
+// in, a parsed request or an error out; no sockets, no model, so it is unit
+// tested and fuzzed on its own (tests/fuzz/fuzz_http_request.cpp,
+// fuzz_jsonl_line.cpp).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace amxqa::serve {
+
+// An error as both front ends report it: the HTTP status (the batch command
+// reports the same code string), a stable machine-readable code and a
+// one-line message for people.
+struct QaError {
+  int http_status = 0;  // 0: no error
+  std::string code;     // "malformed_json", "invalid_field", "body_too_large", ...
+  std::string message;
+  bool ok() const { return http_status == 0; }
+};
+
+QaError make_error(int http_status, const char* code, std::string message);
+
+// top_k is accepted up to this; the runtime has no top-k yet, so every
+// answer has at most one candidate whatever top_k asks (README, --help).
+constexpr uint32_t kMaxTopK = 100;
+
+struct QaRequest {
+  std::string id_json;      // the "id" value re-serialised (batch); "" when absent
+  std::string question;     // non-empty
+  std::string context;      // non-empty
+  uint32_t top_k = 1;       // 1..kMaxTopK
+  bool has_threshold = false;
+  float threshold = 0.f;    // no-answer threshold for this request (when has_threshold)
+};
+
+struct ParseOptions {
+  size_t max_bytes = 0;     // 0: no limit; over it gives 413 body_too_large
+  bool require_id = false;  // batch lines: "id" (string or integer) is required
+};
+
+// Parses one JSON object {"question", "context", "top_k"?, "threshold"?,
+// "id"?}. Unknown fields are ignored (clients may send more). Errors:
+//   413 body_too_large  text longer than max_bytes (checked before parsing)
+//   400 malformed_json  not JSON, or JSON that is not an object
+//   422 missing_field / empty_field / wrong_type / invalid_field
+// On error *out holds what was parsed before the failure (id_json in
+// particular, so a bad batch line can still be reported under its id).
+QaError parse_qa_request(std::string_view text, const ParseOptions& options, QaRequest* out);
+
+}  // namespace amxqa::serve
