@@ -1,5 +1,6 @@
 # CTest readme_snippets.integration: the README's "Use it from your app" blocks
-# (install, C program, CMake project, pkg-config line, Python script) are
+# (install, C program, CMake project, pkg-config line, Python script, `amxqa
+# serve` and `amxqa batch`) are
 # extracted and run as written by tests/readme_snippets.py, against the tiny
 # random model of the amxqa_tiny_model fixture (sdk/CMakeLists.txt).
 # Not under sanitizers: the installed library and python3 would need their runtime.

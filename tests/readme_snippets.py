@@ -13,16 +13,25 @@ exact substring of the passage (the model is random: only the property is checke
 
 python.sh points the Python package at the installed library itself ($AMXQA_LIBRARY), so the
 test runs without AMXQA_LIBRARY in its environment.
+
+The CLI blocks (serve.sh, batch.sh) need no install and run on their own, serve.sh with $PORT
+set to a free port; their last lines must be the JSON answers they document. serve.sh is
+skipped (and says so) where curl is missing: curl is not a build dependency.
 """
+import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 
 # Blocks the README must contain, and the shell blocks run, in this order.
-REQUIRED = ["install.sh", "app/ask.c", "app/CMakeLists.txt", "cmake.sh", "pkg-config.sh", "ask.py", "python.sh"]
+REQUIRED = ["install.sh", "app/ask.c", "app/CMakeLists.txt", "cmake.sh", "pkg-config.sh", "ask.py", "python.sh",
+            "serve.sh", "batch.sh"]
 RUN = ["cmake.sh", "pkg-config.sh", "python.sh"]
+# CLI blocks, run without the install: how many JSON answer lines end their output.
+CLI_RUN = {"serve.sh": 1, "batch.sh": 2}
 SNIPPET = re.compile(r"^<!-- readme-test: (\S+) -->\n```[a-z]*\n(.*?)^```$", re.M | re.S)
 
 
@@ -40,6 +49,27 @@ def run(script, work, env):
     if p.returncode != 0:
         fail("%s exited with %d" % (script, p.returncode))
     return p.stdout
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def check_json_answers(name, out, count, passage):
+    """The last `count` lines are JSON answers: a span of the passage, or no answer."""
+    lines = out.splitlines()[-count:]
+    for line in lines:
+        try:
+            a = json.loads(line)
+        except ValueError:
+            fail("%s: %r is not a JSON answer" % (name, line))
+        if not isinstance(a, dict) or "answer" not in a or (not a.get("no_answer") and a["answer"] not in passage):
+            fail("%s: %r is neither an answer from the passage nor no_answer" % (name, line))
+    if len(lines) != count:
+        fail("%s: expected %d answer lines, got %r" % (name, count, out))
+    print("%s: %s" % (name, " | ".join(lines)))
 
 
 def main(argv):
@@ -80,6 +110,11 @@ def main(argv):
         if answer is None or (answer != "(no answer)" and answer not in passage):
             fail("%s: the last line is neither an answer from the passage nor (no answer): %r" % (name, out))
         print("%s: answer %r" % (name, answer))
+    for name, count in CLI_RUN.items():
+        if name == "serve.sh" and not shutil.which("curl"):
+            print("%s: SKIPPED: no curl on PATH" % name)
+            continue
+        check_json_answers(name, run(name, work, dict(env, PORT=str(free_port()))), count, passage)
     return 0
 
 

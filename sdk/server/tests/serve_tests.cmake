@@ -4,6 +4,7 @@
 #   sdk_serve_parts.integration  the answer path allocates nothing once warm
 #   sdk_serve.integration        the HTTP server over loopback (serve_test.py)
 #   sdk_batch.integration        JSONL in/out, error lines, --resume (batch_test.py)
+#   sdk_batch_scaling.integration bench/batch_scaling.py runs (its ratio is not checked)
 set(_serve_tests ${CMAKE_CURRENT_LIST_DIR})
 add_executable(test_serve_parts ${_serve_tests}/test_serve_parts.cpp)
 # amxqa_test_support: the doctest main and the allocation counter.
@@ -35,4 +36,11 @@ if(AMXQA_PYTHON3 AND TARGET amxqa-cli)
       ${CMAKE_BINARY_DIR}/sdk-test/batch)
   set_tests_properties(sdk_batch.integration PROPERTIES LABELS integration
     FIXTURES_REQUIRED amxqa_tiny_model ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+  # bench/batch_scaling.py once, small and without its ratio check (no timing
+  # assertion in tests): only that the benchmark still runs.
+  add_test(NAME sdk_batch_scaling.integration
+    COMMAND ${AMXQA_PYTHON3} ${PROJECT_SOURCE_DIR}/bench/batch_scaling.py --amxqa $<TARGET_FILE:amxqa-cli>
+      --model ${AMXQA_TINY_TEST_MODEL} --data sample --questions 20 --min-ratio 0)
+  set_tests_properties(sdk_batch_scaling.integration PROPERTIES LABELS integration
+    FIXTURES_REQUIRED amxqa_tiny_model)
 endif()
