@@ -133,7 +133,7 @@ void BM_model_answer(benchmark::State& state, amxqa_isa isa) {
   amxqa_session* s = setup.session->s;
 
   char out[1024];
-  amxqa_answer_info info;
+  amxqa_answer_info info = amxqa_answer_info_init();
   {  // warm-up: pages of the model and the session, tile configuration
     const QaPair& p = (*pairs)[0];
     amxqa_answer(s, p.question.data(), p.question.size(), p.passage.data(), p.passage.size(), out,

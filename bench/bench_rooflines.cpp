@@ -24,8 +24,7 @@ namespace {
 
 const amxqa_cpu_info& cpu() {
   static const amxqa_cpu_info info = [] {
-    amxqa_cpu_info i;
-    std::memset(&i, 0, sizeof i);
+    amxqa_cpu_info i = amxqa_cpu_info_init();
     amxqa_cpu_query(&i);
     return i;
   }();

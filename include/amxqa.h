@@ -8,10 +8,14 @@
  * allocates nothing: the caller owns every byte.
  *
  * ---------------------------------------------------------------------------
- * Complete usage example (C99, no malloc anywhere):
+ * Complete usage example (C99, no malloc anywhere). The default model's
+ * session needs about 5.6 MB at the default 4,096 passage tokens, so the arena
+ * is sized from amxqa_session_size() with room to spare:
  *
  *   #include <amxqa.h>
- *   static unsigned char arena[4u << 20] __attribute__((aligned(64)));
+ *   #include <stdio.h>
+ *   #include <string.h>
+ *   static unsigned char arena[16u << 20] __attribute__((aligned(64)));
  *   static unsigned char model_mem[AMXQA_MODEL_STORAGE_BYTES] __attribute__((aligned(64)));
  *
  *   int ask(const void* file, size_t file_len, const char* q, const char* p) {
@@ -22,18 +26,22 @@
  *     amxqa_session_options opt;
  *     amxqa_session_options_default(&opt);        // 4,096 passage tokens, 32 answer tokens
  *     size_t need = amxqa_session_size(model, &opt);
- *     if (need > sizeof arena) return 1;
- *
+ *     if (need == 0 || need > sizeof arena) {
+ *       fprintf(stderr, "session needs %zu bytes, arena has %zu\n", need, sizeof arena);
+ *       return 1;
+ *     }
  *     amxqa_session* s;
  *     st = amxqa_session_init(model, &opt, arena, sizeof arena, &s);
- *     if (st != AMXQA_OK) return 1;
+ *     if (st != AMXQA_OK) { fprintf(stderr, "%s\n", amxqa_last_error(NULL)); return 1; }
  *
  *     char answer[256];
- *     amxqa_answer_info info;
+ *     amxqa_answer_info info = amxqa_answer_info_init();
  *     st = amxqa_answer(s, q, strlen(q), p, strlen(p), answer, sizeof answer, &info);
- *     if (st == AMXQA_OK) printf("%s\n", info.abstained ? "(no answer)" : answer);
+ *     if (st != AMXQA_OK) fprintf(stderr, "%s: %s\n", amxqa_status_name(st), amxqa_last_error(s));
+ *     else if (info.abstained) printf("(no answer, p=%.2f)\n", info.probability);
+ *     else printf("%s (p=%.2f)\n", answer, info.probability);
  *     amxqa_session_finish(s);
- *     return 0;
+ *     return st == AMXQA_OK ? 0 : 1;
  *   }
  *
  * ---------------------------------------------------------------------------
@@ -63,6 +71,17 @@
  *     thread-safe request for AMX permission on Linux).
  *   - A model is immutable after open: any number of threads may share it.
  *   - A session is single-threaded: use one session per thread.
+ *
+ * Structs that grow
+ *   Every struct crossing this ABI starts with `uint32_t struct_size`, set by
+ *   the caller to sizeof the struct it was compiled with (the T_init()
+ *   helpers, e.g. amxqa_answer_info_init(), and amxqa_session_options_default()
+ *   do it). New fields are only ever
+ *   appended. The library reads an input struct's first struct_size bytes
+ *   (later fields take their defaults) and writes at most struct_size bytes of
+ *   an output struct, so a program built against an older header keeps
+ *   working with a newer library. A struct_size smaller than the struct's
+ *   first version is AMXQA_ERR_INVALID_ARGUMENT.
  *
  * Input contract
  *   - Questions and passages are byte strings. The tokenizer is byte-level, so
@@ -99,8 +118,14 @@ extern "C" {
 
 /* ---- Versions ---------------------------------------------------------- */
 #define AMXQA_VERSION_MAJOR 0
-#define AMXQA_VERSION_MINOR 1
+#define AMXQA_VERSION_MINOR 2
 #define AMXQA_VERSION_PATCH 0
+#define AMXQA_VERSION_STR2_(x) #x
+#define AMXQA_VERSION_STR_(x) AMXQA_VERSION_STR2_(x)
+/* "MAJOR.MINOR.PATCH" of this header, e.g. "0.2.0". */
+#define AMXQA_VERSION_STRING                                                     \
+  AMXQA_VERSION_STR_(AMXQA_VERSION_MAJOR) "." AMXQA_VERSION_STR_(AMXQA_VERSION_MINOR) "." \
+  AMXQA_VERSION_STR_(AMXQA_VERSION_PATCH)
 #define AMXQA_VERSION_NUMBER \
   (AMXQA_VERSION_MAJOR * 10000 + AMXQA_VERSION_MINOR * 100 + AMXQA_VERSION_PATCH)
 
@@ -148,6 +173,21 @@ typedef enum amxqa_status {
  * value (unknown values give "AMXQA_ERR_UNKNOWN"). Never returns NULL. */
 AMXQA_API const char* amxqa_status_name(amxqa_status status);
 
+/* ---- Struct helpers ---------------------------------------------------- */
+/* AMXQA_STRUCT_INIT(T) defines `T T_init(void)`: a zeroed T whose
+ * struct_size is sizeof(T) ("Structs that grow" above). */
+#ifdef __cplusplus
+#define AMXQA_ZERO_INIT_ {}
+#else
+#define AMXQA_ZERO_INIT_ {0}
+#endif
+#define AMXQA_STRUCT_INIT(T)              \
+  static inline T T##_init(void) {        \
+    T v = AMXQA_ZERO_INIT_;               \
+    v.struct_size = (uint32_t)sizeof v;   \
+    return v;                             \
+  }
+
 /* ---- Opaque handles ---------------------------------------------------- */
 typedef struct amxqa_model amxqa_model;
 typedef struct amxqa_session amxqa_session;
@@ -167,6 +207,7 @@ AMXQA_API const char* amxqa_isa_name(amxqa_isa isa);
 
 /* CPU / OS capability report. Filled by amxqa_cpu_query(); never allocates. */
 typedef struct amxqa_cpu_info {
+  uint32_t struct_size; /* sizeof(amxqa_cpu_info): use amxqa_cpu_info_init() */
   char vendor[16];
   char model_name[64];
   uint8_t has_avx2_fma;
@@ -178,6 +219,7 @@ typedef struct amxqa_cpu_info {
   char amx_reason[96];/* e.g. "AMX: not used: CPU lacks AMX-TILE" or "AMX: used" */
   char max_isa_env[16]; /* value of AMXQA_MAX_ISA seen, "" if unset */
 } amxqa_cpu_info;
+AMXQA_STRUCT_INIT(amxqa_cpu_info)
 
 /* Fills `info`. The first call may request AMX permission from the OS
  * (Linux arch_prctl), once per process, thread-safely. */
@@ -213,6 +255,7 @@ AMXQA_API amxqa_status amxqa_model_verify(const void* data, size_t len, amxqa_re
 
 /* Architecture summary of an open model. All fields are filled. */
 typedef struct amxqa_model_info {
+  uint32_t struct_size;              /* sizeof(amxqa_model_info): use amxqa_model_info_init() */
   uint32_t format_version;
   uint32_t d_model, n_layers, n_heads, n_kv_heads, head_dim, window, lin_state, d_ff;
   uint32_t moe_experts, moe_top_k, moe_d_ff, moe_route_block, moe_route_window, moe_layer_count;
@@ -223,7 +266,13 @@ typedef struct amxqa_model_info {
   char trainer_version[32];
   char recipe[64];
   uint64_t tokens_seen;
+  /* The model's calibrated no-answer threshold (schemas/MODEL.md "No-answer
+   * decision"); 0 when the file carries none. */
+  float no_answer_threshold;
+  uint8_t calibrated;                /* 1: the file carries a calibration */
+  char calibration_method[63];       /* how it was chosen, e.g. "best F1 on dev-v2.0-calib" */
 } amxqa_model_info;
+AMXQA_STRUCT_INIT(amxqa_model_info)
 AMXQA_API amxqa_status amxqa_model_get_info(const amxqa_model* model, amxqa_model_info* info);
 
 /* Provenance scores stored in the model ("squad_dev_em", ...). Returns the
@@ -242,15 +291,24 @@ typedef struct amxqa_session_options {
   uint8_t use_vocab_mask;        /* default 1: the model's static vocabulary mask applies */
   uint8_t whole_words;           /* default 1 (extractive): a span starts and ends on word
                                     boundaries, never inside a word (schemas/MODEL.md) */
-  uint8_t reserved[5];
+  uint8_t override_threshold;    /* default 0: the model's no-answer threshold applies;
+                                    1: no_answer_threshold below does (added in 0.2) */
+  uint8_t reserved[4];
+  float no_answer_threshold;     /* abstain iff no_answer_margin > this; +INFINITY never
+                                    abstains on a scored passage. NaN or -INFINITY is
+                                    AMXQA_ERR_INVALID_ARGUMENT. (added in 0.2) */
 } amxqa_session_options;
 
-/* Fills the defaults above. Never fails. */
+/* Fills the defaults above, struct_size included. Never fails. Options
+ * structs of 0.1's size (28 bytes) are still accepted. */
 AMXQA_API void amxqa_session_options_default(amxqa_session_options* options);
 
 /* Bytes a session needs for `options` (NULL: defaults), or 0 if the options
- * are invalid for this model. The state is constant in passage length: only
- * a per-passage-token buffer (16 bytes/token) grows with max_passage_tokens. */
+ * are invalid for this model. The decoding state is constant in passage
+ * length; only the per-passage-token buffers grow with max_passage_tokens:
+ * 16 bytes per token, plus 4·(d_model + 1) for a start-pointer model (its
+ * normed passage states and step-1 scores): 1,044 bytes per token for the
+ * default model (d_model 256). */
 AMXQA_API size_t amxqa_session_size(const amxqa_model* model,
                                     const amxqa_session_options* options);
 
@@ -269,8 +327,14 @@ AMXQA_API void amxqa_session_finish(amxqa_session* session);
 /* The ISA the session actually runs. */
 AMXQA_API amxqa_isa amxqa_session_isa(const amxqa_session* session);
 
+/* Sets the no-answer threshold for the session's later answers (a server's
+ * per-request threshold); NaN restores the one the session was made with.
+ * -INFINITY is AMXQA_ERR_INVALID_ARGUMENT. Never allocates. */
+AMXQA_API amxqa_status amxqa_session_set_threshold(amxqa_session* session, float threshold);
+
 /* ---- Answering --------------------------------------------------------- */
 typedef struct amxqa_answer_info {
+  uint32_t struct_size;    /* sizeof(amxqa_answer_info): use amxqa_answer_info_init() */
   uint64_t span_begin;     /* answer = passage[span_begin, span_end) */
   uint64_t span_end;
   uint8_t abstained;       /* 1: the passage does not contain the answer */
@@ -280,11 +344,18 @@ typedef struct amxqa_answer_info {
   uint32_t question_tokens, passage_tokens, answer_tokens;
   uint64_t prefill_ns, decode_ns;
   amxqa_isa isa;           /* backend that ran */
+  /* The no-answer decision (schemas/MODEL.md "No-answer decision"). */
+  float probability;       /* 0..1: the model's probability of the answer it gave (for an
+                              abstention, of "no answer"), threshold applied */
+  float no_answer_margin;  /* no-answer score minus the best start's score, in nats:
+                              abstained iff margin > no_answer_threshold */
+  float no_answer_threshold; /* the threshold this answer used */
 } amxqa_answer_info;
+AMXQA_STRUCT_INIT(amxqa_answer_info)
 
 /* Answers `question` about `passage`. The answer text (the exact passage
- * bytes of the span, never re-detokenized, leading/trailing white space
- * trimmed) is written to `out` NUL-terminated; an abstention writes "".
+ * bytes of the span, never re-detokenized, widened to whole UTF-8 characters,
+ * leading/trailing white space trimmed) is written to `out` NUL-terminated; an abstention writes "".
  * In free mode (options.extractive == 0) the detokenized generation is
  * written and span_begin == span_end == 0.
  *
@@ -298,7 +369,8 @@ AMXQA_API amxqa_status amxqa_answer(amxqa_session* session, const char* question
                                     amxqa_answer_info* info);
 
 /* Streaming variant: `on_token` is called once per emitted answer token with
- * the bytes it adds (a passage slice in extractive mode). Returning non-zero
+ * the bytes it adds (a passage slice in extractive mode; byte-level tokens may
+ * split a UTF-8 character, while info's final span never does). Returning non-zero
  * from the callback stops decoding with AMXQA_ERR_CANCELLED. */
 typedef int (*amxqa_token_fn)(void* user, const char* bytes, size_t len);
 AMXQA_API amxqa_status amxqa_answer_stream(amxqa_session* session, const char* question,

@@ -232,7 +232,7 @@ class Model {
 
   // Architecture summary (zeroed when the model is not open).
   amxqa_model_info info() const {
-    amxqa_model_info info;
+    amxqa_model_info info = amxqa_model_info_init();
     std::memset(&info, 0, sizeof info);
     if (ok()) amxqa_model_get_info(get(), &info);
     return info;
@@ -282,9 +282,11 @@ struct Answer {
   uint64_t span_end = 0;
   bool abstained = false;
   float mean_logprob = 0.f;
+  float probability = 0.f;       // 0..1: of the answer given (of "no answer" when abstained)
+  float no_answer_margin = 0.f;  // no-answer score minus the best start's (nats)
   double prefill_ms = 0, decode_ms = 0;
   amxqa_isa isa = AMXQA_ISA_AUTO;
-  amxqa_answer_info info{};  // the raw record (token counts, stopped_on_eot, ...)
+  amxqa_answer_info info = amxqa_answer_info_init();  // the raw record (token counts, stopped_on_eot, ...)
 
   bool ok() const { return status.ok(); }
 };
@@ -363,6 +365,11 @@ class Session {
   amxqa_session* get() const { return handle_; }
   amxqa_isa isa() const { return handle_ ? amxqa_session_isa(handle_) : AMXQA_ISA_AUTO; }
   size_t buffer_bytes() const { return bytes_; }
+  // The no-answer threshold for later answers; NaN restores the session's own.
+  Status set_threshold(float threshold) {
+    const amxqa_status st = handle_ ? amxqa_session_set_threshold(handle_, threshold) : AMXQA_ERR_NULL_ARGUMENT;
+    return detail::make_status(st, handle_ ? amxqa_last_error(handle_) : "session is not open");
+  }
 
   // Answers into `out`, reusing its string capacity. Returns out->status.code.
   amxqa_status answer(std::string_view question, std::string_view passage, Answer* out) {
@@ -376,7 +383,7 @@ class Session {
     if (free_cap > cap) cap = free_cap;
     out->text.resize(cap + 1);
     amxqa_answer_info& info = out->info;
-    std::memset(&info, 0, sizeof info);
+    info = amxqa_answer_info_init();
     amxqa_status st = amxqa_answer(handle_, question.data(), question.size(), passage.data(), passage.size(),
                                    &out->text[0], out->text.size(), &info);
     out->status = detail::make_status(st, amxqa_last_error(handle_));
@@ -404,7 +411,7 @@ class Session {
       out->status = detail::make_status(AMXQA_ERR_NULL_ARGUMENT, "session is not open");
       return out->status.code;
     }
-    std::memset(&out->info, 0, sizeof out->info);
+    out->info = amxqa_answer_info_init();
     amxqa_status st = amxqa_answer_stream(handle_, question.data(), question.size(), passage.data(), passage.size(),
                                           &Thunk::call, &on_token, &out->info);
     out->status = detail::make_status(st, amxqa_last_error(handle_));
@@ -421,13 +428,15 @@ class Session {
     out->span_end = info.span_end;
     out->abstained = info.abstained != 0;
     out->mean_logprob = info.mean_logprob;
+    out->probability = info.probability;
+    out->no_answer_margin = info.no_answer_margin;
     out->prefill_ms = static_cast<double>(info.prefill_ns) / 1e6;
     out->decode_ms = static_cast<double>(info.decode_ns) / 1e6;
     out->isa = info.isa;
   }
 
   static size_t longest_token(const amxqa_model* model) {
-    amxqa_model_info info;
+    amxqa_model_info info = amxqa_model_info_init();
     if (amxqa_model_get_info(model, &info) != AMXQA_OK) return 64;
     size_t longest = 1;
     for (uint32_t id = 0; id < info.vocab_size; ++id) {
@@ -457,7 +466,7 @@ class Session {
 
 // The CPU report (amxqa_cpu_query).
 inline amxqa_cpu_info cpu_info() {
-  amxqa_cpu_info info;
+  amxqa_cpu_info info = amxqa_cpu_info_init();
   std::memset(&info, 0, sizeof info);
   amxqa_cpu_query(&info);
   return info;

@@ -152,8 +152,7 @@ CpuIdentity query_cpu_identity() {
   id.isa_flags.emplace_back("amx_tile", (l7.d >> 24) & 1);
   id.isa_flags.emplace_back("amx_int8", (l7.d >> 25) & 1);
 
-  amxqa_cpu_info info;
-  std::memset(&info, 0, sizeof info);
+  amxqa_cpu_info info = amxqa_cpu_info_init();
   if (amxqa_cpu_query(&info) == AMXQA_OK) {
     id.best_isa = amxqa_isa_name(info.best);
     id.amx_usable = info.has_amx != 0;

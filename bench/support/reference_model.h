@@ -25,7 +25,7 @@ struct ReferenceModel {
   const unsigned char* data = nullptr;
   size_t size = 0;  // mapped model bytes
   amxqa_model* model = nullptr;
-  amxqa_model_info info{};
+  amxqa_model_info info = amxqa_model_info_init();
   DType weight_dtype = DType::f32;  // dtype of the layer matrices
 };
 

@@ -36,16 +36,12 @@ const char* thread_error() { return t_error; }
 
 }  // namespace amxqa
 
-#define AMXQA_STR2(x) #x
-#define AMXQA_STR(x) AMXQA_STR2(x)
-
 extern "C" {
 
 AMXQA_API unsigned amxqa_version_number(void) { return AMXQA_VERSION_NUMBER; }
 
 AMXQA_API const char* amxqa_version(void) {
-  return AMXQA_STR(AMXQA_VERSION_MAJOR) "." AMXQA_STR(AMXQA_VERSION_MINOR) "." AMXQA_STR(
-      AMXQA_VERSION_PATCH);
+  return AMXQA_VERSION_STRING;
 }
 
 AMXQA_API const char* amxqa_status_name(amxqa_status status) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "api/struct_size.h"
 #include "cpu/amx_detect.h"
 #include "kernels/kernels.h"
 
@@ -109,10 +110,13 @@ amxqa_status resolve_isa(amxqa_isa requested, amxqa_isa cap, amxqa_isa* out) {
 
 }  // namespace amxqa
 
-extern "C" AMXQA_API amxqa_status amxqa_cpu_query(amxqa_cpu_info* info) {
+extern "C" AMXQA_API amxqa_status amxqa_cpu_query(amxqa_cpu_info* out) {
   using namespace amxqa;
-  if (!info) return AMXQA_ERR_NULL_ARGUMENT;
-  std::memset(info, 0, sizeof *info);
+  if (!out) return AMXQA_ERR_NULL_ARGUMENT;
+  if (!struct_size_ok(out)) return AMXQA_ERR_INVALID_ARGUMENT;
+  amxqa_cpu_info full;
+  std::memset(&full, 0, sizeof full);
+  amxqa_cpu_info* info = &full;
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid(0, &a, &b, &c, &d)) {  // vendor string is EBX, EDX, ECX
@@ -134,5 +138,6 @@ extern "C" AMXQA_API amxqa_status amxqa_cpu_query(amxqa_cpu_info* info) {
   std::snprintf(info->amx_reason, sizeof info->amx_reason, "%s", amx.reason);
   const amxqa_isa cap = max_isa_from_env(info->max_isa_env, sizeof info->max_isa_env, nullptr);
   resolve_isa(AMXQA_ISA_AUTO, cap, &info->best);
+  copy_out(out, full);
   return AMXQA_OK;
 }

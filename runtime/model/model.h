@@ -45,6 +45,7 @@ struct amxqa_model {
   bool question_match;  // MODEL.md "Question match"
   bool start_pointer;   // MODEL.md "Start pointer"
   uint32_t bos, eot, ans, abstain, pad;
+  float no_answer_threshold;  // MODEL.md "No-answer decision" (0 without a calibration)
   amxqa::TokenizerView tok;
   const uint8_t* vocab_mask;  // ceil(V/8) bytes
   amxqa::WeightView tok_emb;

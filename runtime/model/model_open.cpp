@@ -8,6 +8,7 @@
 #include <new>
 
 #include "api/errors.h"
+#include "api/struct_size.h"
 #include "model/model.h"
 #include "model/model_validate.h"
 
@@ -89,6 +90,7 @@ void fill_model(const fb::Model& m, const uint8_t* data, size_t len, amxqa_model
   out->eot = sp.eot();
   out->ans = sp.ans();
   out->abstain = sp.abstain();
+  out->no_answer_threshold = m.calibration() ? m.calibration()->no_answer_threshold() : 0.f;
 
   const fb::Tokenizer& t = *m.tokenizer();
   TokenizerView& tok = out->tok;
@@ -195,11 +197,13 @@ AMXQA_API amxqa_status amxqa_model_verify(const void* data, size_t len, amxqa_re
   return validate_model(static_cast<const uint8_t*>(data), len, sink, nullptr);
 }
 
-AMXQA_API amxqa_status amxqa_model_get_info(const amxqa_model* model, amxqa_model_info* info) {
-  if (!model || !info) return AMXQA_ERR_NULL_ARGUMENT;
-  if (!model_ok(model)) return AMXQA_ERR_INVALID_ARGUMENT;
+AMXQA_API amxqa_status amxqa_model_get_info(const amxqa_model* model, amxqa_model_info* out) {
+  if (!model || !out) return AMXQA_ERR_NULL_ARGUMENT;
+  if (!model_ok(model) || !struct_size_ok(out)) return AMXQA_ERR_INVALID_ARGUMENT;
   const fb::Model& m = *root_of(model);
-  std::memset(info, 0, sizeof *info);
+  amxqa_model_info full;
+  std::memset(&full, 0, sizeof full);
+  amxqa_model_info* info = &full;
   info->format_version = m.format_version();
   info->d_model = model->d_model;
   info->n_layers = model->n_layers;
@@ -259,6 +263,12 @@ AMXQA_API amxqa_status amxqa_model_get_info(const amxqa_model* model, amxqa_mode
     copy_text(info->recipe, sizeof info->recipe, p->recipe());
     info->tokens_seen = p->tokens_seen();
   }
+  if (const fb::Calibration* c = m.calibration()) {
+    info->calibrated = 1;
+    info->no_answer_threshold = c->no_answer_threshold();
+    copy_text(info->calibration_method, sizeof info->calibration_method, c->method());
+  }
+  copy_out(out, full);
   return AMXQA_OK;
 }
 

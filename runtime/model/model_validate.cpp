@@ -562,6 +562,14 @@ void check_tensors(const fb::Model& m, const uint8_t* data, CheckSink& s) {
   }
 }
 
+// MODEL.md "No-answer decision": a calibrated threshold must be a number.
+void check_calibration(const fb::Model& m, CheckSink& s) {
+  const fb::Calibration* c = m.calibration();
+  if (c && !std::isfinite(c->no_answer_threshold()))
+    s.fail(AMXQA_ERR_MODEL_ARCH, "calibration.no_answer_threshold: %g is not finite",
+           double(c->no_answer_threshold()));
+}
+
 }  // namespace
 
 amxqa_status validate_model(const uint8_t* data, size_t len, CheckSink& s,
@@ -574,6 +582,7 @@ amxqa_status validate_model(const uint8_t* data, size_t len, CheckSink& s,
   check_specials(*m->specials(), arch.vocab_size(), s);
   check_tokenizer(*m->tokenizer(), arch.vocab_size(), s);
   check_vocab_mask(*m, arch.vocab_size(), s);
+  check_calibration(*m, s);
   // Expected shapes are only meaningful (and bounded) for a valid architecture.
   if (arch_ok && moe_ok) check_tensors(*m, data, s);
   if (s.first() == AMXQA_OK && root) *root = m;

@@ -3,11 +3,13 @@
 // prefill it in blocks, then decode greedily under the extractive constraint
 // (or freely). Both entry points share one runner; they differ only in where
 // the answer goes. Nothing here allocates: every buffer is in the session.
+#include <cmath>
 #include <cstring>
 #include <ctime>
 
 #include "amxqa.h"
 #include "api/errors.h"
+#include "api/struct_size.h"
 #include "session/decode.h"
 #include "session/forward.h"
 #include "session/session.h"
@@ -20,6 +22,14 @@ uint64_t now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// A question of only ASCII white space (or none) asks nothing.
+bool all_space(const char* q, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!(q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r' || q[i] == '\v' || q[i] == '\f'))
+      return false;
+  return true;
 }
 
 // Where answer bytes go: a streaming callback, or nothing until the end.
@@ -87,6 +97,7 @@ struct Outcome {
   uint32_t answer_tokens = 0, n_cand = 0;
   bool abstained = false, eot = false, cancelled = false;
   double logprob_sum = 0.0;
+  float no_answer_margin = 0.f;  // step 1's (MODEL.md "No-answer decision")
   uint32_t steps = 0;
 };
 
@@ -100,7 +111,7 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
     const bool pointer_step = step == 1 && s->pass_u;
     Choice c;
     if (pointer_step) {
-      c = pick_start(s, np, &r.n_cand);
+      c = pick_start(s, np, &r.n_cand, s->no_answer_threshold);
     } else {
       size_t n_span = 0, na = 0;
       if (step == 1) {
@@ -112,8 +123,10 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
         decode_step(s, s->ans_ids[r.answer_tokens - 1]);
       }
       readout_rows(s, s->allowed, na, s->logits);
-      c = pick_allowed(s->allowed, s->logits, na);
+      c = step == 1 ? pick_first(s->allowed, s->logits, na, s->no_answer_threshold)
+                    : pick_allowed(s->allowed, s->logits, na);
     }
+    if (step == 1) r.no_answer_margin = c.no_answer_margin;
     r.logprob_sum += c.logprob;
     r.steps = step;
     if (step == 1 && c.id == s->model->abstain) {
@@ -147,7 +160,8 @@ Outcome decode_free(amxqa_session* s, const Sink& sink) {
       decode_step(s, s->ans_ids[r.answer_tokens - 1]);
     }
     readout_all(s, s->logits);
-    const Choice c = pick_free(s, s->logits, step);
+    const Choice c = pick_free(s, s->logits, step, s->no_answer_threshold);
+    if (step == 1) r.no_answer_margin = c.no_answer_margin;
     r.logprob_sum += c.logprob;
     r.steps = step;
     if (step == 1 && c.id == s->model->abstain) {
@@ -208,13 +222,24 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
     set_thread_error("session is not initialised (or was finished)");
     return AMXQA_ERR_INVALID_ARGUMENT;
   }
+  if (info_out && !struct_size_ok(info_out)) {
+    session_set_error(s, "amxqa_answer: info->struct_size is %u, not sizeof(amxqa_answer_info) "
+                      "(initialise it with amxqa_answer_info_init())", info_out->struct_size);
+    return AMXQA_ERR_INVALID_ARGUMENT;
+  }
   amxqa_answer_info info;
   // memset, not `= {}`: it also zeroes the padding bytes the caller receives
   // (answers compare byte for byte). All-zero bits are 0.0f in IEEE 754.
   // cppcheck-suppress memsetClassFloat
   std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
   info.isa = s->isa;
-  if (info_out) *info_out = info;
+  info.no_answer_threshold = s->no_answer_threshold;
+  // Only the caller's first struct_size bytes are written (amxqa.h).
+  auto publish = [&] {
+    if (info_out) copy_out(info_out, info);
+  };
+  publish();
   if ((!q && qlen) || (!p && plen) || (streaming ? !sink.on_token : !out)) {
     session_set_error(s, "amxqa_answer: %s is NULL",
                       (!q && qlen) ? "question" : (!p && plen) ? "passage"
@@ -222,8 +247,8 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
                                                                : "out");
     return AMXQA_ERR_NULL_ARGUMENT;
   }
-  if (qlen == 0) {
-    session_set_error(s, "amxqa_answer: the question is empty");
+  if (all_space(q, qlen)) {
+    session_set_error(s, "amxqa_answer: the question is empty%s", qlen ? " (only white space)" : "");
     return AMXQA_ERR_EMPTY_QUESTION;
   }
   const Question in{q, qlen, p ? p : "", plen};
@@ -234,7 +259,7 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
   const size_t nq = encode(m.tok, q, qlen, s->q_ids, nullptr, s->opt.max_question_tokens);
   info.question_tokens = static_cast<uint32_t>(nq > UINT32_MAX ? UINT32_MAX : nq);
   if (nq > s->opt.max_question_tokens) {
-    if (info_out) *info_out = info;
+    publish();
     session_set_error(s, "question needs %zu tokens, the session allows %u", nq,
                       s->opt.max_question_tokens);
     return AMXQA_ERR_QUESTION_TOO_LONG;
@@ -245,9 +270,11 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
                                                s->opt.max_passage_tokens);
   info.passage_tokens = static_cast<uint32_t>(np > UINT32_MAX ? UINT32_MAX : np);
   if (np > s->opt.max_passage_tokens) {
-    if (info_out) *info_out = info;
-    session_set_error(s, "passage needs %zu tokens (or over 4 GiB), the session allows %u", np,
-                      s->opt.max_passage_tokens);
+    publish();
+    session_set_error(s,
+                      "passage needs %zu tokens (or over 4 GiB), the session allows %u: raise "
+                      "amxqa_session_options.max_passage_tokens (CLI --max-passage-tokens)",
+                      np, s->opt.max_passage_tokens);
     return AMXQA_ERR_PASSAGE_TOO_LONG;
   }
   const uint32_t n = static_cast<uint32_t>(np);
@@ -265,12 +292,16 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
   info.stopped_on_eot = r.eot;
   info.answer_tokens = r.answer_tokens;
   info.mean_logprob = r.steps ? static_cast<float>(r.logprob_sum / r.steps) : 0.f;
+  // The product of the emitted steps' probabilities, step 1 under the
+  // threshold (MODEL.md "No-answer decision").
+  info.probability = static_cast<float>(std::exp(r.logprob_sum));
+  info.no_answer_margin = r.no_answer_margin;
   if (s->opt.extractive && !r.abstained && r.answer_tokens > 0) {
     const Span sp = candidate_span(s, in.p, plen, n, r.answer_tokens);
     info.span_begin = sp.begin;
     info.span_end = sp.end;
   }
-  if (info_out) *info_out = info;
+  publish();
   if (r.cancelled) {
     session_set_error(s, "amxqa_answer_stream: cancelled by the callback");
     return AMXQA_ERR_CANCELLED;

@@ -111,6 +111,47 @@ Choice argmax_logprob(size_t n, Logit logit, Id id_of, Ok ok) {
   return c;
 }
 
+// Step 1's no-answer decision (MODEL.md "No-answer decision"). Entry
+// `null_i` is ABSTAIN; the others are the allowed answers. margin = z_null −
+// z_best; ABSTAIN is chosen iff no answer is allowed or margin > tau (so tau 0
+// is the plain argmax with ABSTAIN losing ties). The log-probability is over
+// the allowed set with the null logit shifted by −tau: the probability of the
+// decision as the threshold makes it. NaN logits never win and are left out.
+template <class Logit, class Id, class Ok>
+Choice decide_first(size_t n, size_t null_i, float tau, Logit logit, Id id_of, Ok ok) {
+  Choice c;
+  bool have = false;
+  size_t best_i = null_i;
+  float best = -INFINITY;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == null_i || !ok(i)) continue;
+    const float z = logit(i);
+    if (std::isnan(z)) continue;
+    if (!have || z > best || (z == best && id_of(i) < id_of(best_i))) {
+      best = z;
+      best_i = i;
+      have = true;
+    }
+  }
+  const float zn = logit(null_i);
+  if (!have) {  // nothing else is allowed: abstaining is certain
+    c.id = id_of(null_i);
+    c.no_answer_margin = INFINITY;
+    return c;
+  }
+  c.no_answer_margin = std::isnan(zn) ? -INFINITY : zn - best;
+  const bool abstain = c.no_answer_margin > tau;
+  c.id = id_of(abstain ? null_i : best_i);
+  const double shifted = std::isnan(zn) ? -INFINITY : double(zn) - double(tau);
+  const double top = abstain ? shifted : double(best);
+  double sum = std::exp(shifted - top);  // 0 for tau = +INFINITY
+  for (size_t i = 0; i < n; ++i)
+    if (i != null_i && ok(i) && !std::isnan(logit(i))) sum += std::exp(double(logit(i)) - top);
+  // cppcheck-suppress invalidFunctionArg  (sum >= 1: the chosen entry adds exp(0))
+  c.logprob = static_cast<float>(-std::log(sum));
+  return c;
+}
+
 }  // namespace
 
 bool token_generatable(const amxqa_session* s, uint32_t id) {
@@ -145,7 +186,7 @@ size_t allowed_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, size_t* 
   return n;
 }
 
-Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand) {
+Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand, float tau) {
   const size_t d = s->dim.d;
   const float* h = s->blk.xn;
   float* z = s->pass_z;  // [0, n_pass): positions, [n_pass]: ABSTAIN
@@ -158,12 +199,11 @@ Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand) {
   }
   const uint32_t abstain = s->model->abstain;
   readout_rows(s, &abstain, 1, z + n_pass);
-  // Index order breaks ties: earlier position first, ABSTAIN (index n_pass) last.
-  Choice c = argmax_logprob(
-      size_t(n_pass) + 1, [&](size_t i) { return z[i]; }, [](size_t i) { return uint32_t(i); },
-      [&](size_t i) {
-        return i == n_pass || (token_generatable(s, s->pass_ids[i]) && may_start(s, uint32_t(i)));
-      });
+  // Index order breaks ties: the earlier position first.
+  Choice c = decide_first(
+      size_t(n_pass) + 1, n_pass, tau, [&](size_t i) { return z[i]; },
+      [](size_t i) { return uint32_t(i); },
+      [&](size_t i) { return token_generatable(s, s->pass_ids[i]) && may_start(s, uint32_t(i)); });
   const uint32_t at = c.id;
   c.id = at == n_pass ? abstain : s->pass_ids[at];
   s->cand[0] = at;
@@ -177,8 +217,18 @@ Choice pick_allowed(const uint32_t* ids, const float* logits, size_t n) {
       [](size_t) { return true; });
 }
 
-Choice pick_free(const amxqa_session* s, const float* logits, uint32_t step) {
+Choice pick_first(const uint32_t* ids, const float* logits, size_t n, float tau) {
+  return decide_first(
+      n, n - 1, tau, [&](size_t i) { return logits[i]; }, [&](size_t i) { return ids[i]; },
+      [](size_t) { return true; });
+}
+
+Choice pick_free(const amxqa_session* s, const float* logits, uint32_t step, float tau) {
   const uint32_t terminal = step == 1 ? s->model->abstain : s->model->eot;
+  if (step == 1)
+    return decide_first(
+        s->dim.V, terminal, tau, [&](size_t i) { return logits[i]; },
+        [](size_t i) { return uint32_t(i); }, [&](size_t i) { return token_generatable(s, uint32_t(i)); });
   return argmax_logprob(
       s->dim.V, [&](size_t i) { return logits[i]; }, [](size_t i) { return uint32_t(i); },
       [&](size_t i) { return i == terminal || token_generatable(s, uint32_t(i)); });
@@ -207,6 +257,12 @@ Span candidate_span(const amxqa_session* s, const char* passage, size_t plen, ui
   const uint32_t first = last + 1 - n_tokens;
   sp.begin = s->pass_off[first];
   sp.end = last + 1 < n_pass ? s->pass_off[last + 1] : plen;
+  // Byte-level tokens may split a UTF-8 character; a span never does: its
+  // edges widen to whole characters (at most 3 bytes each way), so answers
+  // are valid UTF-8 wherever the passage is.
+  auto continuation = [&](uint64_t i) { return (static_cast<uint8_t>(passage[i]) & 0xC0) == 0x80; };
+  for (int k = 0; k < 3 && sp.begin > 0 && sp.begin < plen && continuation(sp.begin); ++k) --sp.begin;
+  for (int k = 0; k < 3 && sp.end < plen && continuation(sp.end); ++k) ++sp.end;
   while (sp.begin < sp.end && is_ascii_space(passage[sp.begin])) ++sp.begin;
   while (sp.end > sp.begin && is_ascii_space(passage[sp.end - 1])) --sp.end;
   return sp;

@@ -26,21 +26,28 @@ size_t allowed_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, size_t* 
 struct Choice {
   uint32_t id = 0;
   float logprob = 0.f;  // log-softmax of the chosen id over the allowed set
+  float no_answer_margin = 0.f;  // step 1 only: z_ABSTAIN − z_best answer (+inf: none allowed)
 };
 
 // Extractive step 1 of a start-pointer model (MODEL.md "Start pointer"):
 // scores every allowed start position i (as allowed_first: generatable id,
 // may start a word) by xn · (tok_emb[t_i] + pass_u[i]) and ABSTAIN by
-// xn · tok_emb[ABSTAIN]; ties go to the earlier position, ABSTAIN last. The
-// choice's id is t_i (or ABSTAIN); the candidates become {i}, *n_cand = 1.
-Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand);
+// xn · tok_emb[ABSTAIN]; ties go to the earlier position. ABSTAIN is chosen
+// iff no start is allowed or its margin over the best start exceeds tau
+// (MODEL.md "No-answer decision"). The choice's id is t_i (or ABSTAIN); the
+// candidates become {i}, *n_cand = 1.
+Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand, float tau);
+
+// Extractive step 1 without the pointer: ids[0, n-1) are the span ids and
+// ids[n-1] is ABSTAIN (allowed_first's order); the same decision as pick_start.
+Choice pick_first(const uint32_t* ids, const float* logits, size_t n, float tau);
 
 // Argmax over ids[i] with logits[i] (ties: lower id).
 Choice pick_allowed(const uint32_t* ids, const float* logits, size_t n);
 
-// Free mode: argmax over every generatable id of logits[V], plus ABSTAIN at
-// step 1 or EOT at later steps.
-Choice pick_free(const amxqa_session* s, const float* logits, uint32_t step);
+// Free mode: argmax over every generatable id of logits[V], plus EOT at
+// steps > 1; step 1 decides ABSTAIN against the best id as pick_start does.
+Choice pick_free(const amxqa_session* s, const float* logits, uint32_t step, float tau);
 
 // Candidates after step 1: every i with t_i == id, ascending. Returns count.
 uint32_t candidates_first(amxqa_session* s, uint32_t n_pass, uint32_t id);
@@ -49,7 +56,7 @@ uint32_t candidates_first(amxqa_session* s, uint32_t n_pass, uint32_t id);
 uint32_t candidates_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, uint32_t id);
 
 // Bytes [begin, end) of the earliest candidate span of n_tokens tokens,
-// with ASCII white space trimmed at both ends.
+// widened to whole UTF-8 characters, with ASCII white space trimmed at both ends.
 struct Span {
   uint64_t begin = 0, end = 0;
 };

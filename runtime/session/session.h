@@ -89,6 +89,9 @@ struct amxqa_session {
   uint32_t* q_ids;        // max_question_tokens
   uint32_t* ans_ids;      // max_answer_tokens
   uint8_t* seen;          // ceil(V / 8): de-duplicates allowed ids
+  // The no-answer threshold in use (MODEL.md "No-answer decision") and the
+  // one the session was made with (options override, else the model's).
+  float no_answer_threshold, threshold_init;
   uint32_t sep_ids[amxqa::kMaxSepTokens];
   uint32_t n_sep;
   char error[256];

@@ -3,7 +3,9 @@
 // amxqa_session_size() and amxqa_session_init() run the *same* planner, one
 // without a base pointer (sizing) and one with it (placing), so the size a
 // caller is told is exactly the size init needs.
+#include <cmath>
 #include <cstdarg>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -20,6 +22,10 @@ namespace {
 
 // Limits that keep every position and index in uint32 with room to spare.
 constexpr uint32_t kMaxPassageTokensLimit = 1u << 24;
+// sizeof(amxqa_session_options) in 0.1, before the no-answer threshold.
+constexpr uint32_t kOptionsSizeV01 = 28;
+static_assert(offsetof(amxqa_session_options, no_answer_threshold) == kOptionsSizeV01,
+              "0.2's fields follow 0.1's struct");
 constexpr uint32_t kMaxQuestionTokensLimit = 1u << 20;
 constexpr uint32_t kMaxAnswerTokensLimit = 1u << 16;
 
@@ -58,7 +64,9 @@ bool has_moe(const amxqa_model& m) {
 
 // nullptr when the options are valid for the model, else why not.
 const char* options_problem(const amxqa_model& m, const amxqa_session_options& o) {
-  if (o.struct_size < sizeof(amxqa_session_options)) return "options.struct_size too small";
+  if (o.struct_size < kOptionsSizeV01) return "options.struct_size too small";
+  if (std::isnan(o.no_answer_threshold) || o.no_answer_threshold == -INFINITY)
+    return "options.no_answer_threshold is NaN or -INFINITY";
   if (o.max_passage_tokens > kMaxPassageTokensLimit) return "options.max_passage_tokens too large";
   if (o.max_question_tokens == 0 || o.max_question_tokens > kMaxQuestionTokensLimit)
     return "options.max_question_tokens out of range";
@@ -163,7 +171,7 @@ Effective effective_options(const amxqa_session_options* in) {
   amxqa_session_options& o = e.o;
   amxqa_session_options_default(&o);
   if (!in) return e;
-  if (in->struct_size < sizeof(amxqa_session_options)) {
+  if (in->struct_size < kOptionsSizeV01) {
     o.struct_size = in->struct_size;  // rejected by options_problem()
     return e;
   }
@@ -178,6 +186,11 @@ Effective effective_options(const amxqa_session_options* in) {
   o.extractive = in->extractive ? 1 : 0;
   o.use_vocab_mask = in->use_vocab_mask ? 1 : 0;
   o.whole_words = in->whole_words ? 1 : 0;
+  // Fields added in 0.2 are read only from structs that have them.
+  if (in->struct_size >= offsetof(amxqa_session_options, no_answer_threshold) + sizeof(float)) {
+    o.override_threshold = in->override_threshold ? 1 : 0;
+    if (o.override_threshold) o.no_answer_threshold = in->no_answer_threshold;
+  }
   return e;
 }
 
@@ -290,6 +303,8 @@ AMXQA_API amxqa_status amxqa_session_init(const amxqa_model* model,
   s->opt = o;
   s->kernels = kernels;
   s->isa = isa;
+  s->threshold_init = o.override_threshold ? o.no_answer_threshold : model->no_answer_threshold;
+  s->no_answer_threshold = s->threshold_init;
   // The de-duplication bitmap must start (and always be left) all clear.
   std::memset(s->seen, 0, (size_t(s->dim.V) + 7) / 8);
   s->n_sep = static_cast<uint32_t>(
@@ -315,6 +330,17 @@ AMXQA_API void amxqa_session_finish(amxqa_session* s) {
 
 AMXQA_API amxqa_isa amxqa_session_isa(const amxqa_session* s) {
   return (s && s->magic == kSessionMagic) ? s->isa : AMXQA_ISA_AUTO;
+}
+
+AMXQA_API amxqa_status amxqa_session_set_threshold(amxqa_session* s, float threshold) {
+  if (!s) return AMXQA_ERR_NULL_ARGUMENT;
+  if (s->magic != kSessionMagic) return AMXQA_ERR_INVALID_ARGUMENT;
+  if (threshold == -INFINITY) {
+    session_set_error(s, "amxqa_session_set_threshold: -INFINITY would abstain on every passage");
+    return AMXQA_ERR_INVALID_ARGUMENT;
+  }
+  s->no_answer_threshold = std::isnan(threshold) ? s->threshold_init : threshold;
+  return AMXQA_OK;
 }
 
 }  // extern "C"

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   }
   for (i = 3; i < argc; ++i) {
     char answer[512];
-    amxqa_answer_info info;
+    amxqa_answer_info info = amxqa_answer_info_init();
     st = amxqa_answer(session, argv[i], strlen(argv[i]), passage, passage_len, answer, sizeof answer, &info);
     if (st != AMXQA_OK && st != AMXQA_ERR_OUTPUT_TOO_SMALL) {
       fprintf(stderr, "%s: %s\n", amxqa_status_name(st), amxqa_last_error(session));

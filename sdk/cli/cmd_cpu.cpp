@@ -42,7 +42,7 @@ int cmd_cpu(int argc, char** argv, int first) {
   Args args(ArgSpec{}, argc, argv, first);
   if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
 
-  amxqa_cpu_info c{};
+  amxqa_cpu_info c = amxqa_cpu_info_init();
   amxqa_status st = amxqa_cpu_query(&c);
   if (st != AMXQA_OK) return fail(cmd, std::string("amxqa_cpu_query: ") + amxqa_status_name(st));
   std::printf("cpu          %s (%s)\n", c.model_name[0] ? c.model_name : "(unknown model)",

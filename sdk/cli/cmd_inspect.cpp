@@ -27,7 +27,7 @@ int cmd_inspect(int argc, char** argv, int first) {
 
   amxqa::Model model = amxqa::Model::open_file(path);
   if (!model.ok()) return fail(cmd, path + ": " + model.status().name() + ": " + model.status().message);
-  amxqa_model_info i{};
+  amxqa_model_info i = amxqa_model_info_init();
   amxqa_status st = amxqa_model_get_info(model.get(), &i);
   if (st != AMXQA_OK) return fail(cmd, std::string("amxqa_model_get_info: ") + amxqa_status_name(st));
 

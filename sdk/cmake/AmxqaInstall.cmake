@@ -1,6 +1,6 @@
 # `cmake --install build [--prefix DIR]` installs the SDK:
 #   include/amxqa.h (+ amxqa.hpp when present)
-#   lib/libamxqa.a, lib/libamxqa.so -> libamxqa.so.0 -> libamxqa.so.0.1.0 (SONAME libamxqa.so.0)
+#   lib/libamxqa.a, lib/libamxqa.so -> libamxqa.so.0 -> libamxqa.so.<version> (SONAME libamxqa.so.0)
 #   lib/cmake/amxqa/amxqaConfig.cmake, amxqaConfigVersion.cmake, amxqaTargets*.cmake
 #     find_package(amxqa) gives amxqa::amxqa (shared) and amxqa::amxqa_static
 #   lib/pkgconfig/amxqa.pc   (pkg-config --cflags --libs amxqa)

@@ -59,7 +59,7 @@ file(WRITE ${consumer}/CMakeLists.txt [=[
 cmake_minimum_required(VERSION 3.20)
 project(amxqa_consumer C)
 set(CMAKE_C_STANDARD 99)
-find_package(amxqa 0.1 REQUIRED CONFIG)
+find_package(amxqa 0.2 REQUIRED CONFIG)
 add_executable(uses_shared main.c)
 target_link_libraries(uses_shared PRIVATE amxqa::amxqa)
 add_executable(uses_static main.c)

@@ -89,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   amxqa_session* s = g_sessions[mode & 3].s;
   const bool extractive = (mode & 3) != 2;
-  amxqa_answer_info info;
+  amxqa_answer_info info = amxqa_answer_info_init();
   amxqa_status st;
   if (mode & 4) {
     Stream stream;

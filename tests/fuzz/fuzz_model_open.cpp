@@ -28,7 +28,7 @@ void on_report(void* user, amxqa_status status, const char* message) {
 constexpr size_t kMaxSessionBytes = size_t(64) << 20;
 
 void use_open_model(const amxqa_model* model) {
-  amxqa_model_info info;
+  amxqa_model_info info = amxqa_model_info_init();
   AMXQA_FUZZ_CHECK(amxqa_model_get_info(model, &info) == AMXQA_OK);
   AMXQA_FUZZ_CHECK(std::memchr(info.layer_kinds, 0, sizeof info.layer_kinds) != nullptr);
   AMXQA_FUZZ_CHECK(std::memchr(info.recipe, 0, sizeof info.recipe) != nullptr);
@@ -65,7 +65,7 @@ void use_open_model(const amxqa_model* model) {
   static const char kQ[] = "Who wrote it?";
   static const char kP[] = "It was written by Ada in 1843, in London.";
   char out[64];
-  amxqa_answer_info ai;
+  amxqa_answer_info ai = amxqa_answer_info_init();
   const amxqa_status st = amxqa_answer(s, kQ, sizeof kQ - 1, kP, sizeof kP - 1, out, sizeof out, &ai);
   AMXQA_FUZZ_CHECK(st == AMXQA_OK || st == AMXQA_ERR_QUESTION_TOO_LONG ||
                    st == AMXQA_ERR_PASSAGE_TOO_LONG);

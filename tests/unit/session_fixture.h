@@ -114,7 +114,7 @@ inline std::string random_text(Rng& r, size_t words) {
 struct Asked {
   amxqa_status status = AMXQA_ERR_INTERNAL;
   std::string text;  // up to the NUL the API wrote
-  amxqa_answer_info info{};
+  amxqa_answer_info info = amxqa_answer_info_init();
   std::vector<uint32_t> ids;  // emitted answer ids (from the session)
 };
 

@@ -55,7 +55,7 @@ double divergence_margin(amxqa_session* scalar, const std::string& q, const std:
 TEST_SUITE("unit") {
 
 TEST_CASE("every backend agrees with scalar: logits and answers, f32/bf16/i8 weights") {
-  amxqa_cpu_info ci;
+  amxqa_cpu_info ci = amxqa_cpu_info_init();
   REQUIRE(amxqa_cpu_query(&ci) == AMXQA_OK);
   MESSAGE("cpu: " << ci.vendor << " / " << ci.model_name << "; avx2 " << int(ci.has_avx2_fma)
                   << " avx512 " << int(ci.has_avx512) << " bf16 " << int(ci.has_avx512_bf16)
@@ -128,7 +128,7 @@ TEST_CASE("AMXQA_MAX_ISA caps the automatic choice") {
   auto ts = make_session(tm->model, default_options(AMXQA_ISA_AUTO));
   REQUIRE(ts->status == AMXQA_OK);
   CHECK(amxqa_session_isa(ts->s) == AMXQA_ISA_SCALAR);
-  amxqa_cpu_info ci;
+  amxqa_cpu_info ci = amxqa_cpu_info_init();
   REQUIRE(amxqa_cpu_query(&ci) == AMXQA_OK);
   CHECK(std::string(ci.max_isa_env) == "scalar");
   CHECK(ci.best == AMXQA_ISA_SCALAR);

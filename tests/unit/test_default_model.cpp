@@ -91,7 +91,7 @@ const Question kQuestions[] = {
 struct Answer {
   amxqa_status status = AMXQA_ERR_INTERNAL;
   std::string text;  // bytes up to the NUL
-  amxqa_answer_info info{};
+  amxqa_answer_info info = amxqa_answer_info_init();
   uint64_t allocations = 0;
   uint64_t news = 0;
 };
@@ -145,7 +145,7 @@ class OpenModel {
 };
 
 std::vector<amxqa_isa> supported_isas() {
-  amxqa_cpu_info cpu{};
+  amxqa_cpu_info cpu = amxqa_cpu_info_init();
   REQUIRE(amxqa_cpu_query(&cpu) == AMXQA_OK);
   // cpu.best already honours an AMXQA_MAX_ISA cap; ISAs above it are refused.
   std::vector<amxqa_isa> isas = {AMXQA_ISA_SCALAR};
@@ -174,7 +174,7 @@ TEST_CASE("default model: exact spans or abstentions, no allocation, determinist
   const std::string path = default_model_path();
   MESSAGE("model: " << path);
   OpenModel model(path);
-  amxqa_model_info info{};
+  amxqa_model_info info = amxqa_model_info_init();
   REQUIRE(amxqa_model_get_info(model.get(), &info) == AMXQA_OK);
   MESSAGE("recipe " << std::string(info.recipe) << ", " << info.n_layers << " layers ("
           << std::string(info.layer_kinds) << "), d_model " << info.d_model << ", weights "

@@ -189,7 +189,7 @@ TEST_CASE("hostile strings: empty, NULL, invalid UTF-8, embedded NULs all give d
   REQUIRE(ts->status == AMXQA_OK);
   amxqa_session* s = ts->s;
   char out[128];
-  amxqa_answer_info info;
+  amxqa_answer_info info = amxqa_answer_info_init();
 
   // Empty question (with and without a pointer), empty passage.
   CHECK(amxqa_answer(s, "", 0, "text", 4, out, sizeof out, &info) == AMXQA_ERR_EMPTY_QUESTION);

@@ -51,7 +51,7 @@ Result answer_one(amxqa_session* s, const Question& q) {
   Result r;
   char out[256];
   std::memset(out, 0x5a, sizeof out);
-  amxqa_answer_info info;
+  amxqa_answer_info info = amxqa_answer_info_init();
   r.status = amxqa_answer(s, q.q.data(), q.q.size(), q.p.data(), q.p.size(), out, sizeof out, &info);
   r.out.assign(out, strnlen(out, sizeof out));
   r.span_begin = info.span_begin, r.span_end = info.span_end;
@@ -133,7 +133,7 @@ TEST_CASE("threads: concurrent cpu query, open, verify and thread-local errors")
     threads.emplace_back([&, t] {
       int good_results = 0;
       for (int i = 0; i < 20; ++i) {
-        amxqa_cpu_info ci;
+        amxqa_cpu_info ci = amxqa_cpu_info_init();
         good_results += amxqa_cpu_query(&ci) == AMXQA_OK;
         alignas(64) static thread_local unsigned char storage[AMXQA_MODEL_STORAGE_BYTES];
         amxqa_model* m = nullptr;

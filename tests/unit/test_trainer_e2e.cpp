@@ -144,7 +144,7 @@ TEST_CASE("ci-tiny recipe end to end: val loss falls, model answers, plot is an 
   const std::string passage = read_all(std::string(AMXQA_SOURCE_DIR) + "/samples/data/lighthouse.txt");
   const std::string question = "Who designed the present tower?";
   char answer[512];
-  amxqa_answer_info info{};
+  amxqa_answer_info info = amxqa_answer_info_init();
   const amxqa_status st = amxqa_answer(s, question.data(), question.size(), passage.data(),
                                        passage.size(), answer, sizeof answer, &info);
   CHECK(st == AMXQA_OK);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "amxqa.h"            // AMXQA_VERSION_STRING
 #include "kernels/kernels.h"  // DType, Layout
 
 namespace amxqa {
@@ -51,11 +52,18 @@ struct TensorSpec {
 };
 
 struct Provenance {
-  std::string trainer_version = "0.1.0", recipe, recipe_text, notes;
+  std::string trainer_version = AMXQA_VERSION_STRING, recipe, recipe_text, notes;
   std::vector<std::string> data_digests;
   uint64_t tokens_seen = 0;
   double wall_seconds = 0;
   std::vector<std::pair<std::string, float>> scores;
+};
+
+// schemas/MODEL.md "No-answer decision": the default threshold the file carries.
+struct CalibrationSpec {
+  bool present = false;
+  float no_answer_threshold = 0.f;  // finite
+  std::string method;
 };
 
 struct ModelSpec {
@@ -64,6 +72,7 @@ struct ModelSpec {
   std::vector<uint8_t> vocab_mask;  // one byte per token here (0/1); packed to bits on write
   std::vector<TensorSpec> tensors;
   Provenance provenance;
+  CalibrationSpec calibration;
   uint32_t format_version = 1;
 };
 

@@ -201,8 +201,15 @@ std::vector<uint8_t> write_model(const ModelSpec& spec) {
                                     fmoe, a.vocab_size, a.rope_theta, a.norm_eps,
                                     a.question_match, a.start_pointer);
   const auto fspecials = fb::CreateSpecials(fbb, kPad, kBos, kEot, kAns, kAbstain);
+  flatbuffers::Offset<fb::Calibration> fcal = 0;
+  if (spec.calibration.present) {
+    if (!std::isfinite(spec.calibration.no_answer_threshold))
+      throw std::runtime_error("write_model: calibration.no_answer_threshold is not finite");
+    fcal = fb::CreateCalibration(fbb, spec.calibration.no_answer_threshold,
+                                 fbb.CreateString(spec.calibration.method));
+  }
   const auto root = fb::CreateModel(fbb, spec.format_version, farch, fspecials, ftok, fmask,
-                                    ftensors, weights, fprov);
+                                    ftensors, weights, fprov, fcal);
   fb::FinishModelBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

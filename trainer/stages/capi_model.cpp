@@ -51,8 +51,7 @@ CapiModel::~CapiModel() {
 }
 
 amxqa_model_info CapiModel::info() const {
-  amxqa_model_info i;
-  std::memset(&i, 0, sizeof i);
+  amxqa_model_info i = amxqa_model_info_init();
   amxqa_model_get_info(model_, &i);
   return i;
 }

@@ -14,7 +14,7 @@ namespace amxqa::train {
 struct CapiAnswer {
   amxqa_status status = AMXQA_OK;
   std::string text;          // extractive: the passage span; free: the generation
-  amxqa_answer_info info{};
+  amxqa_answer_info info = amxqa_answer_info_init();
 };
 
 class CapiModel {

@@ -81,7 +81,7 @@ void stage_eval(RunContext& ctx) {
   const std::string path = model_path(ctx);
   QaEval e;
   std::vector<ProbeResult> probes;
-  amxqa_model_info info;
+  amxqa_model_info info = amxqa_model_info_init();
   {
     CapiModel m(path);
     info = m.info();

@@ -13,8 +13,17 @@ ALIGNMENT = 64
 ISA_NAMES = ("auto", "scalar", "avx2", "avx512", "amx", "amx-emulated")  # amxqa_isa values 0..5
 
 
-class CpuInfo(ctypes.Structure):
+class _Sized(ctypes.Structure):
+    """A struct that grows (amxqa.h): struct_size is set to sizeof on creation."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.struct_size = ctypes.sizeof(self)
+
+
+class CpuInfo(_Sized):
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),
         ("vendor", ctypes.c_char * 16),
         ("model_name", ctypes.c_char * 64),
         ("has_avx2_fma", ctypes.c_uint8),
@@ -28,9 +37,9 @@ class CpuInfo(ctypes.Structure):
     ]
 
 
-class ModelInfo(ctypes.Structure):
+class ModelInfo(_Sized):
     _fields_ = [(name, ctypes.c_uint32) for name in (
-        "format_version", "d_model", "n_layers", "n_heads", "n_kv_heads", "head_dim", "window",
+        "struct_size", "format_version", "d_model", "n_layers", "n_heads", "n_kv_heads", "head_dim", "window",
         "lin_state", "d_ff", "moe_experts", "moe_top_k", "moe_d_ff", "moe_route_block",
         "moe_route_window", "moe_layer_count", "vocab_size", "vocab_masked")] + [
         ("layer_kinds", ctypes.c_char * 64),
@@ -41,6 +50,9 @@ class ModelInfo(ctypes.Structure):
         ("trainer_version", ctypes.c_char * 32),
         ("recipe", ctypes.c_char * 64),
         ("tokens_seen", ctypes.c_uint64),
+        ("no_answer_threshold", ctypes.c_float),
+        ("calibrated", ctypes.c_uint8),
+        ("calibration_method", ctypes.c_char * 63),
     ]
 
 
@@ -54,12 +66,15 @@ class SessionOptions(ctypes.Structure):
         ("extractive", ctypes.c_uint8),
         ("use_vocab_mask", ctypes.c_uint8),
         ("whole_words", ctypes.c_uint8),
-        ("reserved", ctypes.c_uint8 * 5),
+        ("override_threshold", ctypes.c_uint8),
+        ("reserved", ctypes.c_uint8 * 4),
+        ("no_answer_threshold", ctypes.c_float),
     ]
 
 
-class AnswerInfo(ctypes.Structure):
+class AnswerInfo(_Sized):
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),
         ("span_begin", ctypes.c_uint64),
         ("span_end", ctypes.c_uint64),
         ("abstained", ctypes.c_uint8),
@@ -72,6 +87,9 @@ class AnswerInfo(ctypes.Structure):
         ("prefill_ns", ctypes.c_uint64),
         ("decode_ns", ctypes.c_uint64),
         ("isa", ctypes.c_int),
+        ("probability", ctypes.c_float),
+        ("no_answer_margin", ctypes.c_float),
+        ("no_answer_threshold", ctypes.c_float),
     ]
 
 
