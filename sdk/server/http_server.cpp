@@ -5,8 +5,10 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <thread>
 
@@ -122,12 +124,15 @@ bool serve_http(const amxqa::Model& model, SessionPool& pool, const ServeOptions
     while (!server.is_running() && !listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server.stop();
   });
-  // Returns after stop(), once the thread pool has finished every accepted connection.
-  server.listen_after_bind();
+  // Returns after stop(), once the thread pool has finished every accepted
+  // connection; false only when accept() itself failed.
+  const bool stopped = server.listen_after_bind();
+  const int accept_errno = errno;
   listen_returned = true;
   pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter if no signal came
   waiter.join();
-  return true;
+  if (!stopped) *error = "accepting connections failed: " + std::string(std::strerror(accept_errno));
+  return stopped;
 }
 
 }  // namespace amxqa::serve

@@ -188,6 +188,9 @@ TEST_SUITE("integration") {
     abstain.threshold = -1000.f;
     QaAnswer none;
     REQUIRE(answer_request(w, abstain, &none).ok());
+    scope.reset();  // setting and restoring the threshold allocates nothing either
+    REQUIRE(answer_request(w, abstain, &none).ok());
+    AMXQA_CHECK_NO_ALLOCATIONS(scope);
     CHECK(none.no_answer);
     CHECK(none.text.empty());
     REQUIRE(answer_request(w, req, &again).ok());
