@@ -3,10 +3,13 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
 #include "amxqa_paths.h"
+#include "no_answer_sweep.h"
 
 namespace amxqa::cli {
 
@@ -110,6 +113,34 @@ bool session_options(const char* cmd, const Args& args, amxqa_session_options* o
   }
   options->max_passage_tokens = static_cast<uint32_t>(n);
   if (args.flag("split-words")) options->whole_words = 0;
+  return threshold_option(cmd, args, options);
+}
+
+bool threshold_option(const char* cmd, const Args& args, amxqa_session_options* options) {
+  if (args.has("threshold") && args.has("threshold-file")) {
+    usage_error(cmd, "pass --threshold or --threshold-file, not both");
+    return false;
+  }
+  float t = 0.f;
+  if (args.has("threshold")) {
+    const std::string s = args.get("threshold");
+    char* end = nullptr;
+    t = std::strtof(s.c_str(), &end);
+    if (s.empty() || *end != '\0' || std::isnan(t) || t == -INFINITY) {
+      usage_error(cmd, "--threshold must be a number or inf (the no-answer margin above which the model abstains)");
+      return false;
+    }
+  } else if (args.has("threshold-file")) {
+    std::string text, error;
+    if (!read_input(args.get("threshold-file"), &text, &error) || !eval::parse_threshold_json(text, &t, &error)) {
+      usage_error(cmd, "--threshold-file " + args.get("threshold-file") + ": " + error);
+      return false;
+    }
+  } else {
+    return true;  // the model's own threshold
+  }
+  options->override_threshold = 1;
+  options->no_answer_threshold = t;
   return true;
 }
 

@@ -32,8 +32,17 @@ bool read_input(const std::string& path, std::string* out, std::string* error);
 // Opens the resolved model; on failure prints the error and returns false.
 bool open_model(const char* cmd, const Args& args, amxqa::Model* model);
 
-// Session options from --isa and --max-passage-tokens; false (printed) on a bad value.
+// Session options from --isa, --max-passage-tokens, --split-words and the
+// threshold flags below; false (printed) on a bad value.
 bool session_options(const char* cmd, const Args& args, amxqa_session_options* options);
+// --threshold T (a number, or inf: never abstain) or --threshold-file F (the
+// JSON `amxqa calibrate --out` writes: its best.threshold) override the
+// model's no-answer threshold.
+bool threshold_option(const char* cmd, const Args& args, amxqa_session_options* options);
+#define AMXQA_CLI_THRESHOLD_HELP                                                                \
+  "  --threshold T           no-answer threshold (default: the model's calibrated one; inf:\n" \
+  "                          never abstain)\n"                                                 \
+  "  --threshold-file F      the threshold `amxqa calibrate --out F` chose\n"
 
 // Opens a session; on failure prints the error and returns false.
 bool open_session(const char* cmd, const amxqa::Model& model, const amxqa_session_options& options,

@@ -11,16 +11,19 @@ namespace amxqa::cli {
 namespace {
 
 const char kHelp[] =
-    "usage: amxqa answer [--model M] --question Q --passage-file F [--json] [--isa ISA]\n"
-    "                    [--max-passage-tokens N] [--split-words]\n\n"
+    "usage: amxqa answer [--model M] --question Q (--passage TEXT | --passage-file F) [--json]\n"
+    "                    [--threshold T | --threshold-file F] [--isa ISA] [--max-passage-tokens N]\n"
+    "                    [--split-words]\n\n"
     "Prints the answer (the exact passage bytes of its span), or an empty line when\n"
     "the model abstains because the passage does not contain the answer.\n\n"
     "  --model M               model file (default: $AMXQA_MODEL, then the bundled default.amxqa)\n"
     "  --question Q            the question\n"
-    "  --passage-file F        the passage; '-' reads it from stdin\n"
+    "  --passage TEXT          the passage\n"
+    "  --passage-file F        the passage from a file; '-' reads it from stdin\n"
     "  --json                  print every field of amxqa_answer_info as one JSON object\n"
     "  --isa ISA               auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
     "  --max-passage-tokens N  session capacity (default 4096)\n"
+    AMXQA_CLI_THRESHOLD_HELP
     "  --split-words           let a span start or end inside a word (default: whole words)\n";
 
 std::string answer_json(const amxqa::Answer& a) {
@@ -33,6 +36,9 @@ std::string answer_json(const amxqa::Answer& a) {
       .add("abstained", i.abstained != 0)
       .add("stopped_on_eot", i.stopped_on_eot != 0)
       .add("mean_logprob", static_cast<double>(i.mean_logprob))
+      .add("probability", static_cast<double>(i.probability))
+      .add("no_answer_margin", static_cast<double>(i.no_answer_margin))
+      .add("no_answer_threshold", static_cast<double>(i.no_answer_threshold))
       .add("question_tokens", i.question_tokens)
       .add("passage_tokens", i.passage_tokens)
       .add("answer_tokens", i.answer_tokens)
@@ -46,16 +52,20 @@ std::string answer_json(const amxqa::Answer& a) {
 
 int cmd_answer(int argc, char** argv, int first) {
   const char* cmd = "answer";
-  ArgSpec spec{{"model", "question", "passage-file", "isa", "max-passage-tokens"}, {"json", "split-words"}, 0, 0};
+  ArgSpec spec{{"model", "question", "passage", "passage-file", "isa", "max-passage-tokens", "threshold",
+                "threshold-file"},
+               {"json", "split-words"}, 0, 0};
   Args args(spec, argc, argv, first);
   if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
   if (!args.has("question")) return usage_error(cmd, "--question is required");
-  if (!args.has("passage-file")) return usage_error(cmd, "--passage-file is required");
+  if (args.has("passage") == args.has("passage-file"))
+    return usage_error(cmd, "give the passage with --passage TEXT or --passage-file F (one of them)");
 
   amxqa_session_options options;
   if (!session_options(cmd, args, &options)) return kExitUsage;
   std::string passage, error;
-  if (!read_input(args.get("passage-file"), &passage, &error)) return fail(cmd, error);
+  if (args.has("passage")) passage = args.get("passage");
+  else if (!read_input(args.get("passage-file"), &passage, &error)) return fail(cmd, error);
 
   amxqa::Model model;
   if (!open_model(cmd, args, &model)) return kExitFailure;

@@ -31,7 +31,7 @@ const char kHelp[] =
 
 int cmd_batch(int argc, char** argv, int first) {
   const char* cmd = "batch";
-  ArgSpec spec{{kWorkerOptionNames, kWorkerOptionNames + 5}, {"split-words", "resume"}, 0, 0};
+  ArgSpec spec{{kWorkerOptionNames, kWorkerOptionNames + kWorkerOptionCount}, {"split-words", "resume"}, 0, 0};
   for (const char* name : {"input", "out"}) spec.options.push_back(name);
   Args args(spec, argc, argv, first);
   if (int rc = check_args(cmd, args, (std::string(kHelp) + kWorkerOptionsHelp).c_str()); rc >= 0) return rc;

@@ -36,7 +36,7 @@ const char kHelp[] =
 
 int cmd_serve(int argc, char** argv, int first) {
   const char* cmd = "serve";
-  ArgSpec spec{{kWorkerOptionNames, kWorkerOptionNames + 5}, {"split-words"}, 0, 0};
+  ArgSpec spec{{kWorkerOptionNames, kWorkerOptionNames + kWorkerOptionCount}, {"split-words"}, 0, 0};
   for (const char* name : {"host", "port", "max-body-bytes"}) spec.options.push_back(name);
   Args args(spec, argc, argv, first);
   if (int rc = check_args(cmd, args, (std::string(kHelp) + kWorkerOptionsHelp).c_str()); rc >= 0) return rc;

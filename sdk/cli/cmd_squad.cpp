@@ -9,18 +9,22 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "eval_run.h"
 #include "progress_bar.h"
 #include "report/json_line.h"
 #include "squad/squad_metrics.h"
-#include "squad_eval_set.h"
 
 namespace amxqa::cli {
+
+using eval::EvalQuestion;
+using eval::EvalSet;
 
 namespace {
 
 const char kHelp[] =
     "usage: amxqa squad [--model M] --data FILE.json[.gz] --out preds.json [--limit N]\n"
-    "                   [--examples N] [--isa ISA] [--max-passage-tokens N] [--split-words]\n\n"
+    "                   [--examples N] [--threshold T | --threshold-file F] [--isa ISA]\n"
+    "                   [--max-passage-tokens N] [--split-words]\n\n"
     "Answers every question of a SQuAD v1.1/v2.0-format file and writes the standard\n"
     "predictions file {\"id\": \"answer\"} (\"\" for an abstention). Prints exact match\n"
     "and F1 (lower-case, no punctuation, no articles a/an/the, collapsed white space;\n"
@@ -32,10 +36,12 @@ const char kHelp[] =
     "  --examples N      generations to show (default 10)\n"
     "  --isa ISA         auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
     "  --max-passage-tokens N  session capacity (default 4096)\n"
+    AMXQA_CLI_THRESHOLD_HELP
     "  --split-words           let a span start or end inside a word (default: whole words)\n";
 
 struct Outcome {
   std::string prediction;
+  float probability = 0.f, margin = 0.f;
   bool abstained = false, failed = false;
   double em = 0, f1 = 0;
 };
@@ -83,9 +89,9 @@ void print_examples(const EvalSet& set, const std::vector<Outcome>& outcomes, si
     const Outcome& o = outcomes[i];
     std::string gold = q.impossible ? "(no answer)" : q.answers.front();
     std::string pred = o.failed ? "(error)" : o.abstained ? "(abstained)" : o.prediction;
-    std::printf("  Q: %s\n     gold: %-30s  prediction: %-30s  abstained: %-3s  EM %.0f  F1 %.2f\n",
+    std::printf("  Q: %s\n     gold: %-30s  prediction: %-30s  p %.2f  margin %+.2f  EM %.0f  F1 %.2f\n",
                 clip(q.question, 100).c_str(), clip(gold, 30).c_str(), clip(pred, 30).c_str(),
-                o.abstained ? "yes" : "no", o.em, o.f1);
+                o.probability, o.margin, o.em, o.f1);
   }
 }
 
@@ -114,7 +120,9 @@ bool write_predictions(const std::string& path, const EvalSet& set, const std::v
 
 int cmd_squad(int argc, char** argv, int first) {
   const char* cmd = "squad";
-  ArgSpec spec{{"model", "data", "out", "limit", "examples", "isa", "max-passage-tokens"}, {"split-words"}, 0, 0};
+  ArgSpec spec{{"model", "data", "out", "limit", "examples", "isa", "max-passage-tokens", "threshold",
+                "threshold-file"},
+               {"split-words"}, 0, 0};
   Args args(spec, argc, argv, first);
   if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
   if (!args.has("data")) return usage_error(cmd, "--data is required");
@@ -127,21 +135,14 @@ int cmd_squad(int argc, char** argv, int first) {
   if (!session_options(cmd, args, &options)) return kExitUsage;
 
   EvalSet set;
-  std::string error;
-  if (!load_eval_set(args.get("data"), limit, &set, &error)) return fail(cmd, error);
-  if (set.questions.empty()) return fail(cmd, args.get("data") + ": no questions to score");
-  {  // fail before the long run, not after it
-    std::ofstream probe(args.get("out"), std::ios::app);
-    if (!probe) return fail(cmd, "cannot write '" + args.get("out") + "'");
-  }
   amxqa::Model model;
-  if (!open_model(cmd, args, &model)) return kExitFailure;
   amxqa::Session session;
-  if (!open_session(cmd, model, options, &session)) return kExitFailure;
+  if (!open_eval_run(cmd, args, limit, args.get("out"), options, &set, &model, &session)) return kExitFailure;
 
   std::vector<Outcome> outcomes(set.questions.size());
   Tally all, has_answer, no_answer;
   size_t abstentions = 0, failures = 0;
+  float threshold = options.override_threshold ? options.no_answer_threshold : 0.f;
   double prefill_ms = 0, decode_ms = 0;
   std::string first_failure;
   amxqa::Answer a;
@@ -152,6 +153,9 @@ int cmd_squad(int argc, char** argv, int first) {
     if (session.answer(q.question, set.contexts[q.context], &a) == AMXQA_OK) {
       o.prediction = a.abstained ? "" : a.text;
       o.abstained = a.abstained;
+      o.probability = a.probability;
+      o.margin = a.no_answer_margin;
+      threshold = a.info.no_answer_threshold;
       prefill_ms += a.prefill_ms;
       decode_ms += a.decode_ms;
     } else {
@@ -169,6 +173,7 @@ int cmd_squad(int argc, char** argv, int first) {
   bar.finish();
   const double secs = bar.elapsed_seconds();
 
+  std::string error;
   if (!write_predictions(args.get("out"), set, outcomes, &error)) return fail(cmd, error);
   const size_t answered = all.n - failures;
   std::printf("model        %s\n", resolve_model_path(args).c_str());
@@ -180,7 +185,9 @@ int cmd_squad(int argc, char** argv, int first) {
     std::printf("HasAns       EM %.2f  F1 %.2f  (%zu)\n", has_answer.em_pct(), has_answer.f1_pct(), has_answer.n);
     std::printf("NoAns        EM %.2f  F1 %.2f  (%zu)\n", no_answer.em_pct(), no_answer.f1_pct(), no_answer.n);
   }
-  std::printf("abstained    %zu (%.1f%%)\n", abstentions, all.n ? 100.0 * abstentions / all.n : 0.0);
+  std::printf("abstained    %zu (%.1f%%) at no-answer threshold %g%s\n", abstentions,
+              all.n ? 100.0 * abstentions / all.n : 0.0, double(threshold),
+              options.override_threshold ? " (--threshold)" : " (the model's)");
   std::printf("speed        %.1f questions/s on %s; mean prefill %.2f ms, decode %.2f ms\n",
               secs > 0 ? all.n / secs : 0.0, amxqa_isa_name(session.isa()),
               answered ? prefill_ms / answered : 0.0, answered ? decode_ms / answered : 0.0);

@@ -10,6 +10,7 @@ int cmd_cpu(int argc, char** argv, int first);
 int cmd_verify(int argc, char** argv, int first);
 int cmd_shell(int argc, char** argv, int first);
 int cmd_squad(int argc, char** argv, int first);
+int cmd_calibrate(int argc, char** argv, int first);
 int cmd_serve(int argc, char** argv, int first);
 int cmd_batch(int argc, char** argv, int first);
 

@@ -18,6 +18,7 @@ const Command kCommands[] = {
     {"answer", "answer one question about a passage", amxqa::cli::cmd_answer},
     {"shell", "load a passage, then answer one question per input line", amxqa::cli::cmd_shell},
     {"squad", "score a model on a SQuAD file (EM/F1) and write predictions", amxqa::cli::cmd_squad},
+    {"calibrate", "choose the no-answer threshold on a labelled SQuAD 2.0 file", amxqa::cli::cmd_calibrate},
     {"inspect", "architecture, sizes, vocabulary mask, provenance and scores of a model", amxqa::cli::cmd_inspect},
     {"verify", "run every validation check on a model file", amxqa::cli::cmd_verify},
     {"cpu", "CPU features, the backend that will run, and why", amxqa::cli::cmd_cpu},

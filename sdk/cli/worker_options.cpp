@@ -6,12 +6,12 @@
 
 namespace amxqa::cli {
 
-const char* const kWorkerOptionNames[5] = {"model", "isa", "max-passage-tokens", "threshold", "threads"};
+const char* const kWorkerOptionNames[kWorkerOptionCount] = {"model", "isa", "max-passage-tokens", "threshold", "threshold-file", "threads"};
 
 const char kWorkerOptionsHelp[] =
     "  --model M               model file (default: $AMXQA_MODEL, then the bundled default.amxqa)\n"
     "  --threads N             worker threads, one session each, all made at start (default 1)\n"
-    "  --threshold X           no-answer threshold (default: the model's)\n"
+    AMXQA_CLI_THRESHOLD_HELP
     "  --max-passage-tokens T  tokens a context may have (default 4096)\n"
     "  --isa ISA               auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
     "  --split-words           let a span start or end inside a word (default: whole words)\n";
@@ -23,17 +23,6 @@ constexpr unsigned long long kMaxThreads = 256;
 
 bool parse_worker_options(const char* cmd, const Args& args, amxqa_session_options* options, size_t* threads) {
   if (!session_options(cmd, args, options)) return false;
-  if (args.has("threshold")) {
-    const std::string s = args.get("threshold");
-    char* end = nullptr;
-    const float t = std::strtof(s.c_str(), &end);
-    if (s.empty() || *end != '\0' || std::isnan(t) || (std::isinf(t) && t < 0)) {
-      usage_error(cmd, "--threshold must be a number (the no-answer margin above which the model abstains)");
-      return false;
-    }
-    options->override_threshold = 1;
-    options->no_answer_threshold = t;
-  }
   bool ok = true;
   const unsigned long long n = args.get_uint("threads", 1, &ok);
   if (!ok || n == 0 || n > kMaxThreads) {

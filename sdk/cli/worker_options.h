@@ -11,7 +11,8 @@
 namespace amxqa::cli {
 
 // The option names parse_worker_options reads, for an ArgSpec.
-extern const char* const kWorkerOptionNames[5];  // model isa max-passage-tokens threshold threads
+constexpr size_t kWorkerOptionCount = 6;  // model isa max-passage-tokens threshold threshold-file threads
+extern const char* const kWorkerOptionNames[kWorkerOptionCount];
 
 // Their --help lines (with --split-words), to follow a command's own.
 extern const char kWorkerOptionsHelp[];

@@ -40,10 +40,10 @@ endfunction()
 
 set(one_error "^amxqa [a-z]+: [^\n]+\n$")  # exactly one line on stderr
 
-expect(help 0 "answer.*shell.*squad.*inspect.*verify.*cpu" "^$" COMMAND ${CLI} --help)
+expect(help 0 "answer.*shell.*squad.*calibrate.*inspect.*verify.*cpu" "^$" COMMAND ${CLI} --help)
 expect(no-command 2 "^$" "usage" COMMAND ${CLI})
 expect(unknown-command 2 "^$" "^amxqa: unknown command 'frobnicate'[^\n]*\n$" COMMAND ${CLI} frobnicate)
-foreach(cmd answer shell squad inspect verify cpu)
+foreach(cmd answer shell squad calibrate inspect verify cpu)
   expect(${cmd}-help 0 "^usage: amxqa ${cmd}" "^$" COMMAND ${CLI} ${cmd} --help)
 endforeach()
 expect(unknown-option 2 "^$" "${one_error}" COMMAND ${CLI} cpu --frobnicate)
@@ -58,7 +58,7 @@ if(NOT LAST_OUT STREQUAL first_answer)
   message("FAIL answer-stdin: '${LAST_OUT}' differs from the file answer '${first_answer}'")
   math(EXPR failures "${failures} + 1")
 endif()
-expect(answer-json 0 "^{\"answer\":.*\"span_begin\":[0-9]+,\"span_end\":[0-9]+,\"abstained\":(true|false),\"stopped_on_eot\":(true|false),\"mean_logprob\":[-0-9.e]+,\"question_tokens\":[0-9]+,\"passage_tokens\":[0-9]+,\"answer_tokens\":[0-9]+,\"prefill_ns\":[0-9]+,\"decode_ns\":[0-9]+,\"isa\":\"scalar\"}\n$" "^$"
+expect(answer-json 0 "^{\"answer\":.*\"span_begin\":[0-9]+,\"span_end\":[0-9]+,\"abstained\":(true|false),\"stopped_on_eot\":(true|false),\"mean_logprob\":[-0-9.e]+,\"probability\":[0-9.e-]+,\"no_answer_margin\":[-0-9.e]+,\"no_answer_threshold\":[-0-9.e]+,\"question_tokens\":[0-9]+,\"passage_tokens\":[0-9]+,\"answer_tokens\":[0-9]+,\"prefill_ns\":[0-9]+,\"decode_ns\":[0-9]+,\"isa\":\"scalar\"}\n$" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --isa scalar)
 # The answer is the exact passage bytes of its span.
 string(JSON text GET "${LAST_OUT}" answer)
@@ -71,6 +71,23 @@ if(NOT text STREQUAL span_text)
   message("FAIL answer-json: answer '${text}' is not passage[${begin}, ${end}) = '${span_text}'")
   math(EXPR failures "${failures} + 1")
 endif()
+expect(answer-passage-text 0 "^[^\n]*\n$" "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage "The tower was designed by Ada.")
+expect(answer-passage-both 2 "^$" "${one_error}"
+  COMMAND ${CLI} answer --model ${MODEL} --question q --passage p --passage-file ${passage})
+expect(answer-white-space-question 1 "^$" "^amxqa answer: AMXQA_ERR_EMPTY_QUESTION[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "   " --passage-file ${passage})
+# Thresholds: inf never abstains (JSON has no inf: null), a very low one always
+# does, a bad one is a usage error.
+expect(answer-threshold-inf 0 "\"abstained\":false.*\"no_answer_threshold\":null" "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --threshold inf)
+expect(answer-threshold-low 0 "\"abstained\":true.*\"no_answer_threshold\":-1e\\+?30" "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --threshold -1e30)
+expect(answer-threshold-nan 2 "^$" "^amxqa answer: --threshold must be[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${MODEL} --question q --passage-file ${passage} --threshold nan)
+file(WRITE ${WORK_DIR}/bad-thresholds.json "{\"best\": {}}")
+expect(answer-threshold-file-bad 2 "^$" "^amxqa answer: --threshold-file [^\n]*best[^\n]*\n$"
+  COMMAND ${CLI} answer --model ${MODEL} --question q --passage-file ${passage} --threshold-file ${WORK_DIR}/bad-thresholds.json)
 expect(answer-bad-isa 2 "^$" "^amxqa answer: --isa must be[^\n]*\n$"
   COMMAND ${CLI} answer --model ${MODEL} --question q --passage-file ${passage} --isa sse9)
 expect(answer-no-question 2 "^$" "^amxqa answer: --question is required[^\n]*\n$"
@@ -120,6 +137,20 @@ expect(squad-limit 0 "2 questions \\(2 has-answer, 0 no-answer\\)" "questions/s"
 file(WRITE ${WORK_DIR}/broken.json "{\"data\": [")
 expect(squad-broken 1 "^$" "${one_error}"
   COMMAND ${CLI} squad --model ${MODEL} --data ${WORK_DIR}/broken.json --out ${WORK_DIR}/preds3.json)
+# calibrate: a table, the best threshold, a thresholds file the other commands read
+expect(calibrate 0 "6 questions \\(5 has-answer, 1 no-answer\\).*threshold +EM +F1.*never.*best F1.*<- best.*--threshold" "questions/s"
+  COMMAND ${CLI} calibrate --model ${MODEL} --data ${squad} --out ${WORK_DIR}/thresholds.json --steps 4)
+file(READ ${WORK_DIR}/thresholds.json thresholds_json)
+string(JSON best_threshold ERROR_VARIABLE json_error GET "${thresholds_json}" best threshold)
+if(json_error)
+  message("FAIL calibrate: thresholds.json has no best.threshold: ${json_error}")
+  math(EXPR failures "${failures} + 1")
+endif()
+expect(answer-threshold-file 0 "\"no_answer_threshold\":" "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --threshold-file ${WORK_DIR}/thresholds.json)
+expect(squad-threshold 0 "abstained +[0-9]+ \\([0-9.]+%\\) at no-answer threshold inf \\(--threshold\\)" "questions/s"
+  COMMAND ${CLI} squad --model ${MODEL} --data ${squad} --out ${WORK_DIR}/preds4.json --threshold inf)
+expect(calibrate-no-data 2 "^$" "^amxqa calibrate: --data is required[^\n]*\n$" COMMAND ${CLI} calibrate --model ${MODEL})
 expect(squad-no-out 2 "^$" "^amxqa squad: --out is required[^\n]*\n$"
   COMMAND ${CLI} squad --model ${MODEL} --data ${squad})
 

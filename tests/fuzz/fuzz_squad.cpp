@@ -65,9 +65,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   write_scratch(data, size);
-  amxqa::cli::EvalSet set;
+  amxqa::eval::EvalSet set;
   std::string error;
-  if (amxqa::cli::load_eval_set(g_path, 0, &set, &error)) {
+  if (amxqa::eval::load_eval_set(g_path, 0, &set, &error)) {
     size_t scored = 0;
     for (const auto& q : set.questions) {
       AMXQA_FUZZ_CHECK(q.context < set.contexts.size());

@@ -27,6 +27,7 @@ const char kUsage[] =
     "  sft-abstain RECIPE                  round 3: abstention mix   -> sft_abstain.ckpt\n"
     "  vocab-fix RECIPE                    round 4: ban never-trained ids -> vocab_mask.bin\n"
     "  export RECIPE                       -> the .amxqa model file\n"
+    "  calibrate RECIPE                    -> calibration.json: the no-answer threshold, into the model\n"
     "  (eval of a run: `amxqa-train run RECIPE` ends with it; scores + MODEL_CARD.md)\n"
     "\n"
     "tools:\n"
@@ -48,7 +49,7 @@ int stage_command(const std::string& cmd, int argc, char** argv) {
   const bool all = cmd == "run";
   if (a.help || a.positional.size() != 1) {
     std::fprintf(a.help ? stdout : stderr, kStageHelp, cmd.c_str(),
-                 all ? "\nRuns tokenizer, pretrain, sft-stop, sft-qa, sft-abstain, vocab-fix, export and eval in\n"
+                 all ? "\nRuns tokenizer, pretrain, sft-stop, sft-qa, sft-abstain, vocab-fix, export, calibrate and eval in\n"
                        "order; each stage is skipped when its output exists, so a rerun continues the run.\n"
                      : "");
     return a.help ? 0 : 2;
@@ -88,7 +89,7 @@ int run_cli(int argc, char** argv) {
     if (cmd == "diagnose") return cmd_diagnose(argc, argv);
     if (cmd == "plot") return cmd_plot(argc, argv);
     static const char* kStages[] = {"run", "tokenizer", "pretrain", "sft-stop", "sft-qa", "sft-abstain",
-                                    "vocab-fix", "export", "sft_stop", "sft_qa", "sft_abstain", "vocab_fix"};
+                                    "vocab-fix", "export", "calibrate", "sft_stop", "sft_qa", "sft_abstain", "vocab_fix"};
     for (const char* s : kStages)
       if (cmd == s) return stage_command(cmd, argc, argv);
     std::fprintf(stderr, "amxqa-train: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "data/gz_text.h"
+#include "no_answer_sweep.h"
 #include "stages/train_loop.h"
 
 namespace amxqa::train {
@@ -67,6 +68,17 @@ ModelSpec make_model_spec(const RunContext& ctx, const TrainModel& model, const 
   p.tokens_seen = state.tokens_seen;
   p.wall_seconds = std::strtod(extra_get(state.extra, "wall").c_str(), nullptr);
   p.scores = scores;
+  // The calibrate stage's choice (stage_calibrate.cpp), once it has run.
+  std::ifstream cal(ctx.out(kCalibrationFile), std::ios::binary);
+  if (cal) {
+    std::stringstream text;
+    text << cal.rdbuf();
+    std::string error;
+    if (!eval::parse_threshold_json(text.str(), &spec.calibration.no_answer_threshold, &error,
+                                    &spec.calibration.method))
+      throw std::runtime_error(ctx.out(kCalibrationFile) + ": " + error);
+    spec.calibration.present = true;
+  }
   p.notes = notes + (notes.empty() ? "" : "; ") +
             "data digests: FNV-1a 64 over the first MiB of each raw (compressed) file, plus its size";
   return spec;

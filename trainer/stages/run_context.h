@@ -39,6 +39,7 @@ RunTokenizer load_run_tokenizer(const RunContext& ctx);
 constexpr const char* kTokenizerFile = "tokenizer.tok";
 constexpr const char* kVocabMaskFile = "vocab_mask.bin";
 constexpr const char* kRoundsFile = "rounds.jsonl";
+constexpr const char* kCalibrationFile = "calibration.json";
 std::string stage_checkpoint(const std::string& stage);  // "pretrain" → "pretrain.ckpt"
 
 }  // namespace amxqa::train

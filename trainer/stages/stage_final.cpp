@@ -29,6 +29,17 @@ std::string model_path(const RunContext& ctx) { return ctx.out(ctx.cfg.model_fil
 
 }  // namespace
 
+void write_final_model(RunContext& ctx, const std::string& path,
+                       const std::vector<std::pair<std::string, float>>& scores) {
+  const RunConfig& c = ctx.cfg;
+  TrainModel model(c.arch, c.seed);
+  TrainState state;
+  load_final(ctx, model, state);
+  RunTokenizer tok = load_run_tokenizer(ctx);
+  std::vector<uint8_t> mask = load_vocab_mask(ctx.out(kVocabMaskFile), c.arch.vocab_size);
+  export_model_file(path, make_model_spec(ctx, model, state, tok.data, mask, scores, "shipped model"));
+}
+
 void stage_vocab_fix(RunContext& ctx) {
   const std::string out = ctx.out(kVocabMaskFile);
   if (file_exists(out)) {
@@ -61,13 +72,7 @@ void stage_export(RunContext& ctx) {
     std::fprintf(stderr, "[export] %s exists: skipped\n", out.c_str());
     return;
   }
-  const RunConfig& c = ctx.cfg;
-  TrainModel model(c.arch, c.seed);
-  TrainState state;
-  load_final(ctx, model, state);
-  RunTokenizer tok = load_run_tokenizer(ctx);
-  std::vector<uint8_t> mask = load_vocab_mask(ctx.out(kVocabMaskFile), c.arch.vocab_size);
-  export_model_file(out, make_model_spec(ctx, model, state, tok.data, mask, {}, "shipped model"));
+  write_final_model(ctx, out, {});
   std::fprintf(stderr, "[export] wrote %s\n", out.c_str());
 }
 
@@ -106,7 +111,7 @@ void stage_eval(RunContext& ctx) {
       {"over_refusal", float(e.over_refusal)}, {"abstention", float(e.abstention)},
       {"stop_rate", float(e.stop_rate)},       {"squad_dev_n", float(e.n)}};
   for (const auto& p : probes) scores.emplace_back("probe_" + p.name, float(100 * p.accuracy));
-  export_model_file(path, make_model_spec(ctx, model, state, tok.data, mask, scores, "shipped model"));
+  write_final_model(ctx, path, scores);
 
   JsonLine j = qa_eval_json(e);
   j.add("model", path).add_raw("probes", probes_json(probes));
@@ -188,6 +193,7 @@ std::string stage_output(const RunContext& ctx, const std::string& stage) {
   if (stage == "tokenizer") return ctx.out(kTokenizerFile);
   if (stage == "vocab_fix") return ctx.out(kVocabMaskFile);
   if (stage == "export") return model_path(ctx);
+  if (stage == "calibrate") return ctx.out(kCalibrationFile);
   if (stage == "eval") return ctx.out("eval.json");
   return ctx.out(stage_checkpoint(stage));
 }
@@ -203,6 +209,7 @@ bool run_stage(RunContext& ctx, const std::string& name_in) {
   else if (name == "sft_abstain") stage_sft_abstain(ctx);
   else if (name == "vocab_fix") stage_vocab_fix(ctx);
   else if (name == "export") stage_export(ctx);
+  else if (name == "calibrate") stage_calibrate(ctx);
   else if (name == "eval") stage_eval(ctx);
   else return false;
   return true;

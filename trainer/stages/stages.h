@@ -3,6 +3,8 @@
 // `run` skips finished stages) and throws std::runtime_error on failure.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "stages/run_context.h"
 
@@ -10,7 +12,7 @@ namespace amxqa::train {
 
 // Names in order, as used by `run` and the per-stage subcommands.
 const char* const kStageNames[] = {"tokenizer", "pretrain", "sft_stop", "sft_qa", "sft_abstain",
-                                   "vocab_fix", "export", "eval"};
+                                   "vocab_fix", "export", "calibrate", "eval"};
 
 void stage_tokenizer(RunContext& ctx);    // → tokenizer.tok
 void stage_pretrain(RunContext& ctx);     // → pretrain.ckpt, round 0 evaluation
@@ -19,7 +21,13 @@ void stage_sft_qa(RunContext& ctx);       // round 2 → sft_qa.ckpt
 void stage_sft_abstain(RunContext& ctx);  // round 3 → sft_abstain.ckpt
 void stage_vocab_fix(RunContext& ctx);    // round 4 → vocab_mask.bin
 void stage_export(RunContext& ctx);       // → <outputs.model>
+void stage_calibrate(RunContext& ctx);    // → calibration.json, threshold in the model (calibration.data)
 void stage_eval(RunContext& ctx);         // → eval.json, scores in the model, MODEL_CARD.md
+
+// The last trained checkpoint exported to `path` with these provenance scores
+// (and the run's calibration.json, if there is one).
+void write_final_model(RunContext& ctx, const std::string& path,
+                       const std::vector<std::pair<std::string, float>>& scores);
 
 // Runs the named stage ("sft-qa" and "sft_qa" both work); false if unknown.
 bool run_stage(RunContext& ctx, const std::string& name);

@@ -5,7 +5,7 @@
 #include "data/gz_text.h"
 #include "squad/json.h"
 
-namespace amxqa::cli {
+namespace amxqa::eval {
 
 namespace {
 
@@ -71,4 +71,4 @@ bool load_eval_set(const std::string& path, size_t limit, EvalSet* out, std::str
   return true;
 }
 
-}  // namespace amxqa::cli
+}  // namespace amxqa::eval

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace amxqa::cli {
+namespace amxqa::eval {
 
 struct EvalQuestion {
   std::string id, question;
@@ -24,4 +24,4 @@ struct EvalSet {
 // Returns false with *error set on an unreadable or malformed file.
 bool load_eval_set(const std::string& path, size_t limit, EvalSet* out, std::string* error);
 
-}  // namespace amxqa::cli
+}  // namespace amxqa::eval

@@ -1,0 +1,120 @@
+// cmd_calibrate.cpp — `amxqa calibrate`: chooses the no-answer threshold on
+// the user's own labelled SQuAD 2.0-format data (schemas/MODEL.md "No-answer
+// decision"). One pass with the threshold at +inf gives every question's span
+// and margin; eval/no_answer_sweep.h then scores each threshold from that.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "eval_run.h"
+#include "no_answer_sweep.h"
+#include "progress_bar.h"
+#include "squad/squad_metrics.h"
+
+namespace amxqa::cli {
+
+namespace {
+
+const char kHelp[] =
+    "usage: amxqa calibrate [--model M] --data FILE.json[.gz] [--out thresholds.json]\n"
+    "                       [--max-over-refusal PCT] [--limit N] [--steps N] [--isa ISA]\n"
+    "                       [--max-passage-tokens N]\n\n"
+    "Sweeps the no-answer threshold over a SQuAD v2.0-format file (questions marked\n"
+    "is_impossible count as right only when the model abstains) and prints EM / F1,\n"
+    "the has-answer scores, the no-answer accuracy and the abstention rate at each\n"
+    "step, then the threshold with the best F1. --out writes them as JSON, which\n"
+    "`amxqa answer|squad|shell|serve|batch --threshold-file` and the Python binding's\n"
+    "Session(threshold_file=...) read.\n\n"
+    "  --data FILE       SQuAD JSON (v2.0 for unanswerable questions), optionally gzip'd\n"
+    "  --out FILE        where to write the thresholds JSON\n"
+    "  --max-over-refusal PCT  best only among thresholds that abstain on at most PCT%\n"
+    "                    of the answerable questions (default 100: no cap)\n"
+    "  --limit N         only the first N questions\n"
+    "  --steps N         rows of the printed table (default 12)\n"
+    "  --isa ISA         auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
+    "  --max-passage-tokens N  session capacity (default 4096)\n";
+
+void print_point(const eval::SweepPoint& p, const char* mark) {
+  char t[32];
+  if (p.threshold >= 3e38f) std::snprintf(t, sizeof t, "never");
+  else std::snprintf(t, sizeof t, "%+.3f", double(p.threshold));
+  std::printf("  %9s  %6.2f  %6.2f  %7.2f  %7.2f  %8.1f%%  %8.1f%%  %7.1f%%%s\n", t, p.em, p.f1, p.has_em, p.has_f1,
+              p.no_answer_accuracy, p.abstain_rate, p.over_refusal, mark);
+}
+
+}  // namespace
+
+int cmd_calibrate(int argc, char** argv, int first) {
+  const char* cmd = "calibrate";
+  ArgSpec spec{{"model", "data", "out", "limit", "steps", "isa", "max-passage-tokens", "max-over-refusal"},
+               {"split-words"}, 0, 0};
+  Args args(spec, argc, argv, first);
+  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
+  if (!args.has("data")) return usage_error(cmd, "--data is required");
+  bool ok = true;
+  const size_t limit = args.get_uint("limit", 0, &ok);
+  const size_t steps = args.get_uint("steps", 12, &ok);
+  const size_t max_refusal = args.get_uint("max-over-refusal", 100, &ok);
+  if (!ok || steps == 0 || max_refusal > 100)
+    return usage_error(cmd, "--limit, --steps and --max-over-refusal (0..100) take non-negative integers");
+  amxqa_session_options options;
+  if (!session_options(cmd, args, &options)) return kExitUsage;
+  options.override_threshold = 1;  // every span and margin: abstention is decided below
+  options.no_answer_threshold = INFINITY;
+
+  eval::EvalSet set;
+  amxqa::Model model;
+  amxqa::Session session;
+  if (!open_eval_run(cmd, args, limit, args.get("out"), options, &set, &model, &session)) return kExitFailure;
+
+  std::vector<eval::CalibrationItem> items;
+  size_t failures = 0;
+  amxqa::Answer a;
+  ProgressBar bar(set.questions.size());
+  for (size_t i = 0; i < set.questions.size(); ++i) {
+    const eval::EvalQuestion& q = set.questions[i];
+    eval::CalibrationItem it;
+    it.impossible = q.impossible;
+    if (session.answer(q.question, set.contexts[q.context], &a) == AMXQA_OK) {
+      it.margin = a.no_answer_margin;
+      const std::string pred = a.abstained ? "" : a.text;
+      if (!q.impossible) {
+        it.em = amxqa::train::best_exact_match(pred, q.answers);
+        it.f1 = amxqa::train::best_f1(pred, q.answers);
+      }
+    } else {
+      ++failures;  // counted as an abstention at every threshold
+      it.margin = INFINITY;
+    }
+    items.push_back(it);
+    bar.update(i + 1, "");
+  }
+  bar.finish();
+
+  const eval::Sweep sweep = eval::sweep_thresholds(items, steps, double(max_refusal));
+  amxqa_model_info info = amxqa_model_info_init();
+  amxqa_model_get_info(model.get(), &info);
+  std::printf("model        %s (its threshold: %g%s)\n", resolve_model_path(args).c_str(),
+              double(info.no_answer_threshold), info.calibrated ? "" : ", uncalibrated");
+  std::printf("data         %s: %zu questions (%zu has-answer, %zu no-answer)%s\n", args.get("data").c_str(),
+              items.size(), sweep.best.n_has, sweep.best.n_no,
+              failures ? (", " + std::to_string(failures) + " failed (scored as abstentions)").c_str() : "");
+  std::printf("\n  threshold      EM      F1   HasEM   HasF1  NoAnsAcc  abstained  refused\n");
+  for (const eval::SweepPoint& p : sweep.steps) print_point(p, "");
+  std::printf("  best F1%s:\n", max_refusal < 100 ? (" with over-refusal <= " + std::to_string(max_refusal) + "%").c_str() : "");
+  print_point(sweep.best, "  <- best");
+  std::printf("\nabstain iff no_answer_margin > threshold; use it with --threshold %g\n",
+              double(sweep.best.threshold));
+  if (args.has("out")) {
+    std::ofstream f(args.get("out"), std::ios::binary | std::ios::trunc);
+    f << eval::sweep_json(sweep, resolve_model_path(args), args.get("data"),
+                          eval::describe_choice(sweep, args.get("data"), double(max_refusal)));
+    if (!f) return fail(cmd, "error writing '" + args.get("out") + "'");
+    std::printf("thresholds   %s (--threshold-file)\n", args.get("out").c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace amxqa::cli
