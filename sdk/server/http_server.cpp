@@ -98,6 +98,10 @@ bool serve_http(const amxqa::Model& model, SessionPool& pool, const ServeOptions
   // Headers and body go out in two writes: without NODELAY, Nagle holds the
   // body until the client's delayed ACK (40 ms a request on Linux).
   server.set_tcp_nodelay(true);
+  // An idle keep-alive connection holds its worker thread (and so its
+  // session) until this timeout, and delays the exit after SIGTERM as long:
+  // with one worker per core that must be short (httplib's default is 5 s).
+  server.set_keep_alive_timeout(2);
   add_routes(server, pool, model_body, options.max_body_bytes);
 
   int port = options.port;
