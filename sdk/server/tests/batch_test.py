@@ -7,7 +7,8 @@ Checks: one output line per non-blank input line, in input order, with the input
 lines have exactly the documented keys and a span of the context; bad lines (malformed JSON,
 a missing or mistyped field, no id, a context over --max-passage-tokens) give an error line
 with the input line number; 1 and 2 threads write the same file; --resume after an
-interrupted run (a cut-off last line) ends with the same file as one full run; stdin/stdout.
+interrupted run (a cut-off last line) ends with the same file as one full run; --threshold;
+stdin/stdout.
 The model is random: only properties are checked, never an answer's text.
 """
 import json
@@ -113,6 +114,10 @@ def main(argv):
     check(rc == 0 and open(full, encoding="utf-8").read() == full_text and "0 answered" in err,
           "--resume of a finished run changed it: %d %s" % (rc, err))
 
+    rc, out, err = run(cli, *common, "--threshold", "-1000")
+    answered = [json.loads(line) for line in out.splitlines() if "error" not in json.loads(line)]
+    check(rc == 0 and answered and all(a["no_answer"] for a in answered),
+          "--threshold -1000: every answered line abstains (%d %s)" % (rc, err))
     rc, out, err = run(cli, "--model", model, "--max-passage-tokens", "512", stdin=text)
     check(rc == 0 and out == full_text, "stdin to stdout differs from the file run: %d %s" % (rc, err))
     rc, _, err = run(cli, "--model", model, "--resume")
