@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <string>
 
+#include "answer_json.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "report/json_line.h"
 
 namespace amxqa::cli {
 
@@ -25,28 +25,6 @@ const char kHelp[] =
     "  --max-passage-tokens N  session capacity (default 4096)\n"
     AMXQA_CLI_THRESHOLD_HELP
     "  --split-words           let a span start or end inside a word (default: whole words)\n";
-
-std::string answer_json(const amxqa::Answer& a) {
-  const amxqa_answer_info& i = a.info;
-  amxqa::train::JsonLine j;
-  j.add("answer", a.text)
-      .add("status", std::string(a.status.name()))
-      .add("span_begin", static_cast<uint64_t>(i.span_begin))
-      .add("span_end", static_cast<uint64_t>(i.span_end))
-      .add("abstained", i.abstained != 0)
-      .add("stopped_on_eot", i.stopped_on_eot != 0)
-      .add("mean_logprob", static_cast<double>(i.mean_logprob))
-      .add("probability", static_cast<double>(i.probability))
-      .add("no_answer_margin", static_cast<double>(i.no_answer_margin))
-      .add("no_answer_threshold", static_cast<double>(i.no_answer_threshold))
-      .add("question_tokens", i.question_tokens)
-      .add("passage_tokens", i.passage_tokens)
-      .add("answer_tokens", i.answer_tokens)
-      .add("prefill_ns", static_cast<uint64_t>(i.prefill_ns))
-      .add("decode_ns", static_cast<uint64_t>(i.decode_ns))
-      .add("isa", amxqa_isa_name(i.isa));
-  return j.str();
-}
 
 }  // namespace
 

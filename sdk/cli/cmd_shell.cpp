@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string>
 
+#include "answer_json.h"
 #include "cli_common.h"
 #include "commands.h"
 
@@ -13,17 +14,21 @@ namespace amxqa::cli {
 
 namespace {
 const char kHelp[] =
-    "usage: amxqa shell [--model M] --passage-file F [--isa ISA] [--max-passage-tokens N] [--split-words]\n\n"
+    "usage: amxqa shell [--model M] --passage-file F [--json] [--threshold T | --threshold-file F]\n"
+    "                   [--isa ISA] [--max-passage-tokens N] [--split-words]\n\n"
     "Loads the passage, then reads one question per line from stdin and prints\n"
     "  <answer>\t<latency> ms\n"
     "(latency: wall clock of the whole call: tokenising, prefill and decoding)\n"
-    "per question ('(no answer)' when the model abstains). Empty lines are skipped;\n"
-    "end with Ctrl-D. Errors for one question are printed and the shell goes on.\n";
+    "per question ('(no answer)' when the model abstains), or with --json one JSON\n"
+    "object per line as `amxqa answer --json` prints it. Empty lines are skipped;\n"
+    "end with Ctrl-D. Errors for one question are printed and the shell goes on.\n\n"
+    AMXQA_CLI_THRESHOLD_HELP;
 }  // namespace
 
 int cmd_shell(int argc, char** argv, int first) {
   const char* cmd = "shell";
-  ArgSpec spec{{"model", "passage-file", "isa", "max-passage-tokens"}, {"split-words"}, 0, 0};
+  ArgSpec spec{{"model", "passage-file", "isa", "max-passage-tokens", "threshold", "threshold-file"},
+               {"split-words", "json"}, 0, 0};
   Args args(spec, argc, argv, first);
   if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
   if (!args.has("passage-file")) return usage_error(cmd, "--passage-file is required");
@@ -56,7 +61,8 @@ int cmd_shell(int argc, char** argv, int first) {
       std::fprintf(stderr, "amxqa shell: %s: %s\n", a.status.name(), a.status.message.c_str());
       continue;
     }
-    std::printf("%s\t%.2f ms\n", a.abstained ? "(no answer)" : a.text.c_str(), ms);
+    if (args.flag("json")) std::printf("%s\n", answer_json(a).c_str());
+    else std::printf("%s\t%.2f ms\n", a.abstained ? "(no answer)" : a.text.c_str(), ms);
     std::fflush(stdout);
   }
   if (interactive) std::fputc('\n', stderr);

@@ -81,7 +81,7 @@ expect(answer-white-space-question 1 "^$" "^amxqa answer: AMXQA_ERR_EMPTY_QUESTI
 # does, a bad one is a usage error.
 expect(answer-threshold-inf 0 "\"abstained\":false.*\"no_answer_threshold\":null" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --threshold inf)
-expect(answer-threshold-low 0 "\"abstained\":true.*\"no_answer_threshold\":-1e\\+?30" "^$"
+expect(answer-threshold-low 0 "\"abstained\":true.*\"no_answer_threshold\":-1(\\.0*[0-9]*)?e\\+?30" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --threshold -1e30)
 expect(answer-threshold-nan 2 "^$" "^amxqa answer: --threshold must be[^\n]*\n$"
   COMMAND ${CLI} answer --model ${MODEL} --question q --passage-file ${passage} --threshold nan)
@@ -120,6 +120,8 @@ expect(cpu-capped 0 "AMXQA_MAX_ISA scalar.*backend +scalar:" "^$"
 file(WRITE ${WORK_DIR}/questions.txt "Who designed the present tower?\n\nWhen was it completed?\r\n")
 expect(shell 0 "^[^\n\t]*\t[0-9.]+ ms\n[^\n\t]*\t[0-9.]+ ms\n$" "^$" INPUT ${WORK_DIR}/questions.txt
   COMMAND ${CLI} shell --model ${MODEL} --passage-file ${passage})
+expect(shell-json 0 "^{\"answer\":[^\n]*\"probability\":[^\n]*}\n{\"answer\":[^\n]*}\n$" "^$" INPUT ${WORK_DIR}/questions.txt
+  COMMAND ${CLI} shell --model ${MODEL} --passage-file ${passage} --json --threshold inf)
 
 # squad: predictions file with every id, scores, no-answer split, generations
 expect(squad 0 "6 questions \\(5 has-answer, 1 no-answer\\).*exact match +[0-9.]+\nF1 +[0-9.]+\nHasAns .*NoAns .*questions/s.*generations.*gold: James Douglass" "questions/s"

@@ -42,6 +42,7 @@ std::string model_card_markdown(const CardInput& in) {
        "paragraph of its article that holds none of its answers), over-refusal on answerable questions.\n\n";
   for (const auto& f : in.figures) s += "![" + f.first + "](" + f.second + ")\n\n";
   s += "## Final scores\n\n" + in.final_scores + "\n\n";
+  if (!in.calibration.empty()) s += in.calibration + "\n";
   if (!in.probes.empty())
     s += "## Probes (greedy, free mode)\n\n| probe | accuracy | chance | n |\n|---|---|---|---|\n" + in.probes + "\n";
   if (!in.samples.empty())

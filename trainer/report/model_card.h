@@ -23,6 +23,7 @@ struct CardInput {
   std::vector<std::string> data_digests;
   std::vector<CardRound> rounds;
   std::string final_scores;     // one Markdown paragraph
+  std::string calibration;      // Markdown section from the calibrate stage ("" without one)
   std::string probes;           // Markdown table rows
   std::string samples;          // Markdown table rows
   std::string diagnostics;      // Markdown bullet list

@@ -40,6 +40,8 @@ constexpr const char* kTokenizerFile = "tokenizer.tok";
 constexpr const char* kVocabMaskFile = "vocab_mask.bin";
 constexpr const char* kRoundsFile = "rounds.jsonl";
 constexpr const char* kCalibrationFile = "calibration.json";
+constexpr const char* kCalibrationCardFile = "calibration.md";  // model card section
+constexpr const char* kReliabilityFile = "reliability.svg";
 std::string stage_checkpoint(const std::string& stage);  // "pretrain" → "pretrain.ckpt"
 
 }  // namespace amxqa::train

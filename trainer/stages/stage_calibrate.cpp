@@ -6,11 +6,13 @@
 // the exported file again with the threshold in its Calibration table.
 // Output: calibration.json (the thresholds file `--threshold-file` reads);
 // make_model_spec() carries it into every later export (eval's included).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 
 #include "amxqa.hpp"
+#include "report/reliability_svg.h"
 #include "no_answer_sweep.h"
 #include "squad/squad_metrics.h"
 #include "squad_eval_set.h"
@@ -19,6 +21,69 @@
 #include "stages/train_loop.h"
 
 namespace amxqa::train {
+namespace {
+
+std::string cell(std::string s) {
+  for (char& ch : s)
+    if (ch == '|' || ch == '\n') ch = ' ';
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+// At the chosen threshold: the has-answer / no-answer split, the reliability
+// plot (reported probability against the share right) and generations with
+// their probability and margin, as the model card's section.
+void write_calibration_card(RunContext& ctx, const eval::EvalSet& set, amxqa::Session& session,
+                            const eval::Sweep& sweep, const std::string& name, const std::string& method) {
+  const eval::SweepPoint& b = sweep.best;
+  if (!session.set_threshold(b.threshold).ok()) throw std::runtime_error("calibrate: cannot set the threshold");
+  std::vector<Judged> judged;
+  std::string rows;
+  amxqa::Answer a;
+  const size_t n = set.questions.size(), show = std::min<size_t>(16, n);
+  for (size_t i = 0; i < n; ++i) {
+    const eval::EvalQuestion& q = set.questions[i];
+    if (session.answer(q.question, set.contexts[q.context], &a) != AMXQA_OK) continue;
+    const bool right = q.impossible ? a.abstained : !a.abstained && best_exact_match(a.text, q.answers) > 0.5;
+    judged.push_back({a.probability, right});
+    if (i % (n / show) == 0 && rows.size() < 16 * 400) {
+      char num[96];
+      std::snprintf(num, sizeof num, " | %.2f | %+.2f | %s |\n", double(a.probability), double(a.no_answer_margin),
+                    right ? "yes" : "no");
+      rows += "| " + cell(q.question) + " | " + cell(q.impossible ? "(no answer)" : q.answers.front()) + " | " +
+              cell(a.abstained ? "(abstained)" : a.text) + num;
+    }
+  }
+  const std::vector<ReliabilityBin> bins = reliability_bins(judged, 10);
+  std::ofstream(ctx.out(kReliabilityFile)) << render_reliability_svg(bins, "reliability on " + name);
+  char buf[2048];
+  std::snprintf(buf, sizeof buf,
+                "## No-answer decision and confidence\n\n"
+                "The model abstains when its no-answer margin exceeds **%.3f** (schemas/MODEL.md \"No-answer "
+                "decision\"): %s. The threshold was chosen on these same questions, so the figures below "
+                "flatter it; held-out SQuAD 2.0 articles will score lower.\n\n"
+                "| on %s | EM | F1 | n |\n|---|---|---|---|\n"
+                "| all | %.2f | %.2f | %zu |\n| has-answer | %.2f | %.2f | %zu |\n"
+                "| no-answer (abstained) | %.2f | %.2f | %zu |\n\n"
+                "Over-refusal (answerable questions abstained on) %.1f%%; abstained on %.1f%% of all.\n\n"
+                "Reliability (figure above): answers binned by their reported probability; expected "
+                "calibration error %.1f%%.\n\n",
+                double(b.threshold), method.c_str(), name.c_str(), b.em, b.f1, b.n_has + b.n_no, b.has_em, b.has_f1,
+                b.n_has, b.no_answer_accuracy, b.no_answer_accuracy, b.n_no, b.over_refusal, b.abstain_rate,
+                expected_calibration_error(bins));
+  std::string md = buf;
+  md += "| confidence bin | answers | mean probability | right |\n|---|---|---|---|\n";
+  for (const ReliabilityBin& r : bins) {
+    std::snprintf(buf, sizeof buf, "| %.1f-%.1f | %zu | %.2f | %.1f%% |\n", r.lo, r.hi, r.n, r.mean_confidence,
+                  100 * r.accuracy);
+    md += buf;
+  }
+  md += "\nGenerations at this threshold, abstentions included (p: reported probability; margin: "
+        "no-answer score minus the best start's):\n\n| question | gold | prediction | p | margin | right |\n"
+        "|---|---|---|---|---|---|\n" + rows;
+  std::ofstream(ctx.out(kCalibrationCardFile)) << md;
+}
+
+}  // namespace
 
 void stage_calibrate(RunContext& ctx) {
   const std::string out = ctx.out(kCalibrationFile);
@@ -74,6 +139,7 @@ void stage_calibrate(RunContext& ctx) {
                      .add("em", sweep.best.em).add("f1", sweep.best.f1)
                      .add("no_answer_accuracy", sweep.best.no_answer_accuracy)
                      .add("over_refusal", sweep.best.over_refusal));
+  write_calibration_card(ctx, set, session, sweep, name, method);
   // The same weights again, now with the Calibration table.
   session = amxqa::Session();
   model = amxqa::Model();

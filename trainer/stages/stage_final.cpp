@@ -3,6 +3,7 @@
 // model card next to it).
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "report/model_card.h"
 #include "report/plot_svg.h"
@@ -152,6 +153,15 @@ void stage_eval(RunContext& ctx) {
                 e.em, e.f1, e.n, e.over_refusal, e.n_unanswerable, e.abstention, e.stop_rate, e.eot_share,
                 e.ms_per_answer);
   card.final_scores = buf;
+  {  // The calibrate stage's section and its reliability plot (stage_calibrate.cpp).
+    std::ifstream cal(ctx.out(kCalibrationCardFile), std::ios::binary);
+    if (cal) {
+      std::stringstream text;
+      text << cal.rdbuf();
+      card.calibration = text.str();
+      card.figures.emplace_back("reliability on the calibration set", kReliabilityFile);
+    }
+  }
   for (const auto& p : probes) {
     std::snprintf(buf, sizeof buf, "| %s | %.1f%% | %.1f%% | %zu |\n", p.name.c_str(), 100 * p.accuracy,
                   100 * p.chance, p.n);

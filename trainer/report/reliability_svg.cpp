@@ -1,0 +1,69 @@
+#include "report/reliability_svg.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/svg_text.h"
+
+namespace amxqa::train {
+
+std::vector<ReliabilityBin> reliability_bins(const std::vector<Judged>& judged, size_t bins) {
+  std::vector<ReliabilityBin> out(bins);
+  for (size_t b = 0; b < bins; ++b) out[b].lo = double(b) / bins, out[b].hi = double(b + 1) / bins;
+  for (const Judged& j : judged) {
+    const double c = std::clamp(j.confidence, 0.0, 1.0);
+    ReliabilityBin& b = out[std::min(bins - 1, static_cast<size_t>(c * bins))];
+    ++b.n;
+    b.mean_confidence += c;
+    b.accuracy += j.correct;
+  }
+  for (ReliabilityBin& b : out)
+    if (b.n) b.mean_confidence /= b.n, b.accuracy /= b.n;
+  return out;
+}
+
+double expected_calibration_error(const std::vector<ReliabilityBin>& bins) {
+  size_t total = 0;
+  double e = 0;
+  for (const ReliabilityBin& b : bins) total += b.n;
+  for (const ReliabilityBin& b : bins) e += double(b.n) * std::fabs(b.accuracy - b.mean_confidence);
+  return total ? 100.0 * e / double(total) : 0.0;
+}
+
+std::string render_reliability_svg(const std::vector<ReliabilityBin>& bins, const std::string& title) {
+  const double left = 60, top = 40, pw = 320, ph = 320, bottom = 60, right = 30;
+  const double W = left + pw + right, H = top + ph + bottom;
+  auto X = [&](double v) { return left + v * pw; };
+  auto Y = [&](double v) { return top + ph - v * ph; };
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg_num(W) + "\" height=\"" + svg_num(H) +
+                    "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
+                    "fill=\"white\"/>\n";
+  svg += "<text x=\"" + svg_num(left) + "\" y=\"24\" font-size=\"15\">" + svg_escape(title) + "</text>\n";
+  for (int t = 0; t <= 4; ++t) {
+    const double v = t / 4.0;
+    svg += "<line x1=\"" + svg_num(left) + "\" x2=\"" + svg_num(left + pw) + "\" y1=\"" + svg_num(Y(v)) + "\" y2=\"" +
+           svg_num(Y(v)) + "\" stroke=\"#eee\"/>\n<text x=\"" + svg_num(left - 6) + "\" y=\"" + svg_num(Y(v) + 4) +
+           "\" text-anchor=\"end\">" + std::to_string(25 * t) + "%</text>\n<text x=\"" + svg_num(X(v)) + "\" y=\"" +
+           svg_num(top + ph + 16) + "\" text-anchor=\"middle\">" + std::to_string(25 * t) + "%</text>\n";
+  }
+  for (const ReliabilityBin& b : bins) {
+    if (!b.n) continue;
+    const double x = X(b.lo) + 2, w = X(b.hi) - X(b.lo) - 4;
+    svg += "<rect x=\"" + svg_num(x) + "\" y=\"" + svg_num(Y(b.accuracy)) + "\" width=\"" + svg_num(w) +
+           "\" height=\"" + svg_num(Y(0) - Y(b.accuracy)) + "\" fill=\"#1f77b4\"><title>confidence " +
+           svg_num(100 * b.mean_confidence) + "%, right " + svg_num(100 * b.accuracy) + "%, n " + std::to_string(b.n) +
+           "</title></rect>\n<text x=\"" + svg_num(x + w / 2) + "\" y=\"" + svg_num(Y(b.accuracy) - 3) +
+           "\" text-anchor=\"middle\" font-size=\"9\">" + std::to_string(b.n) + "</text>\n";
+  }
+  svg += "<line x1=\"" + svg_num(X(0)) + "\" y1=\"" + svg_num(Y(0)) + "\" x2=\"" + svg_num(X(1)) + "\" y2=\"" +
+         svg_num(Y(1)) + "\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n";
+  svg += "<rect x=\"" + svg_num(left) + "\" y=\"" + svg_num(top) + "\" width=\"" + svg_num(pw) + "\" height=\"" +
+         svg_num(ph) + "\" fill=\"none\" stroke=\"#444\"/>\n";
+  svg += "<text x=\"" + svg_num(left + pw / 2) + "\" y=\"" + svg_num(top + ph + 36) +
+         "\" text-anchor=\"middle\">reported probability (bars: share right; dashed: calibrated; labels: n)</text>\n";
+  svg += "<text x=\"16\" y=\"" + svg_num(top + ph / 2) + "\" transform=\"rotate(-90 16 " + svg_num(top + ph / 2) +
+         ")\" text-anchor=\"middle\">right</text>\n</svg>\n";
+  return svg;
+}
+
+}  // namespace amxqa::train
