@@ -4,15 +4,17 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "model_json.h"
 
 namespace amxqa::cli {
 
 namespace {
 
 const char kHelp[] =
-    "usage: amxqa inspect [MODEL]\n\n"
+    "usage: amxqa inspect [MODEL] [--json]\n\n"
     "Opens (and so fully verifies) the model and prints its architecture, sizes,\n"
-    "vocabulary-mask statistics, provenance and the scores recorded at training.\n";
+    "vocabulary-mask statistics, provenance, its no-answer calibration and the scores\n"
+    "recorded at training; --json prints them as one JSON object (as GET /v1/model).\n";
 
 double mib(uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 double millions(uint64_t n) { return static_cast<double>(n) / 1e6; }
@@ -21,12 +23,16 @@ double millions(uint64_t n) { return static_cast<double>(n) / 1e6; }
 
 int cmd_inspect(int argc, char** argv, int first) {
   const char* cmd = "inspect";
-  Args args(ArgSpec{{"model"}, {}, 0, 1}, argc, argv, first);
+  Args args(ArgSpec{{"model"}, {"json"}, 0, 1}, argc, argv, first);
   if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
   std::string path = args.positionals().empty() ? resolve_model_path(args) : args.positionals()[0];
 
   amxqa::Model model = amxqa::Model::open_file(path);
   if (!model.ok()) return fail(cmd, path + ": " + model.status().name() + ": " + model.status().message);
+  if (args.flag("json")) {
+    std::printf("%s\n", serve::model_info_json(model).c_str());
+    return kExitOk;
+  }
   amxqa_model_info i = amxqa_model_info_init();
   amxqa_status st = amxqa_model_get_info(model.get(), &i);
   if (st != AMXQA_OK) return fail(cmd, std::string("amxqa_model_get_info: ") + amxqa_status_name(st));
@@ -53,6 +59,10 @@ int cmd_inspect(int argc, char** argv, int first) {
   std::printf("trainer        %s\n", i.trainer_version[0] ? i.trainer_version : "(unknown)");
   std::printf("recipe         %s\n", i.recipe[0] ? i.recipe : "(none)");
   std::printf("tokens seen    %llu\n", static_cast<unsigned long long>(i.tokens_seen));
+  if (i.calibrated)
+    std::printf("no-answer      threshold %g (%s)\n", double(i.no_answer_threshold), i.calibration_method);
+  else
+    std::printf("no-answer      threshold 0 (uncalibrated)\n");
   auto scores = model.scores();
   if (scores.empty()) std::printf("scores         (none recorded)\n");
   for (size_t k = 0; k < scores.size(); ++k)

@@ -15,7 +15,8 @@ std::string text(const char (&a)[N]) {
 }
 }  // namespace
 
-std::string model_info_body(const amxqa::Model& model, size_t workers, uint32_t max_passage_tokens) {
+namespace {
+json model_object(const amxqa::Model& model) {
   amxqa_model_info i = amxqa_model_info_init();
   amxqa_model_get_info(model.get(), &i);
   json arch = {{"layer_kinds", text(i.layer_kinds)},
@@ -44,9 +45,19 @@ std::string model_info_body(const amxqa::Model& model, size_t workers, uint32_t 
             {"calibrated", i.calibrated != 0},
             {"no_answer_threshold", i.no_answer_threshold},
             {"calibration_method", text(i.calibration_method)},
-            {"scores", std::move(scores)},
-            {"workers", workers},
-            {"max_passage_tokens", max_passage_tokens}};
+            {"scores", std::move(scores)}};
+  return j;
+}
+}  // namespace
+
+std::string model_info_json(const amxqa::Model& model) {
+  return model_object(model).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string model_info_body(const amxqa::Model& model, size_t workers, uint32_t max_passage_tokens) {
+  json j = model_object(model);
+  j["workers"] = workers;
+  j["max_passage_tokens"] = max_passage_tokens;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

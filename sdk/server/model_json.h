@@ -10,5 +10,7 @@
 namespace amxqa::serve {
 
 std::string model_info_body(const amxqa::Model& model, size_t workers, uint32_t max_passage_tokens);
+// The same without the server's fields (`amxqa inspect --json`).
+std::string model_info_json(const amxqa::Model& model);
 
 }  // namespace amxqa::serve

@@ -110,6 +110,11 @@ expect(answer-env-model 0 "^[^\n]*\n$" "^$"
 expect(inspect 0 "layers +2: lin swa.*vocabulary +300 tokens; mask forbids [0-9]+.*recipe +random-tiny" "^$"
   COMMAND ${CLI} inspect ${MODEL})
 expect(verify-clean 0 ": ok" "^$" COMMAND ${CLI} verify ${MODEL})
+expect(verify-json 0 "^{\"file\":[^\n]*\"ok\":true,\"failures\":\\[\\]}\n$" "^$" COMMAND ${CLI} verify ${MODEL} --json)
+expect(verify-bad-json 1 "^{\"file\":[^\n]*\"ok\":false,\"failures\":\\[{\"status\":\"AMXQA_ERR_MODEL_" "^$"
+  COMMAND ${CLI} verify ${passage} --json)
+expect(inspect-json 0 "^{\"version\":[^\n]*\"calibrated\":false,\"no_answer_threshold\":0[.0]*,[^\n]*}\n$" "^$"
+  COMMAND ${CLI} inspect ${MODEL} --json)
 expect(verify-bad 1 "^FAIL AMXQA_ERR_MODEL_[A-Z_]+: [^\n]+\n.*check" "^$" COMMAND ${CLI} verify ${passage})
 expect(verify-missing 1 "^$" "${one_error}" COMMAND ${CLI} verify ${WORK_DIR}/absent.amxqa)
 expect(cpu 0 "avx2\\+fma +(yes|no).*\nAMX: [^\n]+\n.*backend +(scalar|avx2|avx512|amx):" "^$" COMMAND ${CLI} cpu)
