@@ -6,6 +6,11 @@
 //   BM_sgemm_<isa>/m/n/k/ta/tb      the trainer's shapes, all four transposes
 //   BM_matmul_<dtype>_<isa>         prefill: 64 tokens × a 640×256 weight
 //   BM_matvec_<dtype>_<isa>         decode: a 2048×1024 weight (beyond L2)
+//   BM_matmul_bf16_amx,             the AMX table's tile paths on the same
+//   BM_matmul_bf16vnni2_amx         prefill shape: plain bf16 (the default
+//                                   model's layout) as Yᵀ = W·Xᵀ, and vnni2;
+//                                   "architecture unsupported" unless
+//                                   amx_status().usable
 //   BM_fma_peak_avx512              12 independent zmm FMA chains: the core's
 //                                   f32 peak, the yardstick for sgemm
 #include <benchmark/benchmark.h>
@@ -16,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "cpu/amx_detect.h"
+#include "kernels/amx/amx_thread.h"
 #include "kernels/kernels.h"
 #include "kernels/kernels_avx512_paths.h"
 
@@ -127,6 +134,7 @@ void bm_matmul(benchmark::State& state, const Isa isa, DType dt, Layout lay) {
   }
   state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * rows * cols * state.iterations() / 1e9,
                                                  benchmark::Counter::kIsRate);
+  amx_release_thread_state();  // tile kernels keep their configuration per thread
 }
 
 void bm_matvec(benchmark::State& state, const Isa isa, DType dt, Layout lay) {
@@ -213,6 +221,14 @@ const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
           ->Unit(benchmark::kMicrosecond);
     }
   }
+  // The AMX table only tiles bf16 (and i8 vnni4, in bench_amx.cpp) prefill;
+  // its other entries forward to AVX-512, which the rows above measure.
+  const Isa amx{"amx", kernels_amx(), kernels_amx() && amx_status().usable};
+  for (const DtypeCase& d : kDtypes)
+    if (d.dt == DType::bf16)
+      benchmark::RegisterBenchmark((std::string("BM_matmul_") + d.name + "_amx").c_str(),
+                                   bm_matmul, amx, d.dt, d.lay)
+          ->Unit(benchmark::kMicrosecond);
   return true;
 }();
 

@@ -63,6 +63,13 @@ std::vector<uint16_t> pack_vnni2(const std::vector<float>& W, size_t rows, size_
   return d;
 }
 
+// Plain row-major bf16 [rows][cols] (the shipped default model's layout).
+std::vector<uint16_t> pack_plain_bf16(const std::vector<float>& W) {
+  std::vector<uint16_t> d(W.size());
+  for (size_t i = 0; i < W.size(); ++i) d[i] = f32_to_bf16(W[i]);
+  return d;
+}
+
 std::vector<int8_t> pack_vnni4(const std::vector<int8_t>& Q, size_t rows, size_t cols) {
   std::vector<int8_t> d(rows * cols);
   for (size_t r = 0; r < rows; ++r)
@@ -91,15 +98,18 @@ std::vector<float> run_matmul(const Kernels& kt, const WeightView& w, const std:
 
 // The bf16 tile GEMM vs the scalar oracle on bf16-rounded activations (only
 // fp32 summation order differs), and vs raw activations (bf16 input rounding).
-void check_bf16_gemm(const Kernels& kt, size_t m, size_t n, size_t k, std::mt19937& rng) {
+// lay: vnni2 (W is the B operand) or plain (Yᵀ = W · Xᵀ, W is the A operand).
+void check_bf16_gemm(const Kernels& kt, size_t m, size_t n, size_t k, std::mt19937& rng,
+                     Layout lay = Layout::vnni2) {
   CAPTURE(m);
   CAPTURE(n);
   CAPTURE(k);
+  CAPTURE(int(lay));
   const size_t ldx = k + 3, ldy = n + 5;
   std::vector<float> W = random_floats(rng, n * k);
   std::vector<float> X = random_floats(rng, m * ldx);
-  std::vector<uint16_t> packed = pack_vnni2(W, n, k);
-  WeightView w{DType::bf16, Layout::vnni2, uint32_t(n), uint32_t(k), packed.data(), nullptr};
+  std::vector<uint16_t> packed = lay == Layout::plain ? pack_plain_bf16(W) : pack_vnni2(W, n, k);
+  WeightView w{DType::bf16, lay, uint32_t(n), uint32_t(k), packed.data(), nullptr};
   std::vector<float> Xr = X;
   for (auto& x : Xr) x = bf16_to_f32(f32_to_bf16(x));
   const std::vector<float> got = run_matmul(kt, w, X, ldx, m, ldy);
@@ -114,6 +124,19 @@ void check_bf16_gemm(const Kernels& kt, size_t m, size_t n, size_t k, std::mt199
       REQUIRE(std::fabs(g - ref[i * ldy + j]) <= 1e-5 * mag + 1e-30);
       REQUIRE(std::fabs(g - raw[i * ldy + j]) <= 8e-3 * mag + 1e-30);
     }
+}
+
+// The plain bf16 tile GEMM (Yᵀ = W · Xᵀ) on M, N and K each below, at and
+// across the 16 / 32 tile edges (K odd too); K across the 512-wide activation
+// chunk (partial sums go back into the tiles through the transposing buffer),
+// even and odd; N across several 32-row blocks; and whole tiles only.
+void check_bf16_plain_shapes(const Kernels& kt, std::mt19937& rng) {
+  for (size_t m : {16, 17, 31, 32, 33, 64})
+    for (size_t n : {1, 15, 16, 17, 33, 48})
+      for (size_t k : {1, 2, 31, 32, 33, 66}) check_bf16_gemm(kt, m, n, k, rng, Layout::plain);
+  check_bf16_gemm(kt, 17, 70, 1030, rng, Layout::plain);
+  check_bf16_gemm(kt, 40, 33, 1031, rng, Layout::plain);
+  check_bf16_gemm(kt, 64, 256, 512, rng, Layout::plain);
 }
 
 // The int8 tile GEMM vs (a) its documented math evaluated independently in
@@ -464,6 +487,38 @@ TEST_CASE("amx_emulated: bf16 vnni2 matmul matches scalar on ragged shapes") {
   CHECK(emu::tile_fault() == emu::TileFault::none);
 }
 
+TEST_CASE("amx_emulated: bf16 plain matmul (Yt = W Xt, W as the A tile) matches scalar on ragged shapes") {
+  EmuReset reset;
+  const Kernels* kt = kernels_amx_emulated();
+  REQUIRE(kt != nullptr);
+  std::mt19937 rng(6);
+  check_bf16_plain_shapes(*kt, rng);
+  CHECK(emu::tile_fault() == emu::TileFault::none);
+}
+
+TEST_CASE("amx_emulated: plain bf16 prefill (m >= 16) runs on tiles, m < 16 stays on scalar") {
+  EmuReset reset;
+  const Kernels& kt = *kernels_amx_emulated();
+  std::mt19937 rng(8);
+  const size_t n = 24, k = 40;
+  std::vector<float> W = random_floats(rng, n * k);
+  std::vector<uint16_t> plain = pack_plain_bf16(W);
+  std::vector<float> X = random_floats(rng, 16 * k);
+  const WeightView wp{DType::bf16, Layout::plain, n, k, plain.data(), nullptr};
+  // m = 15 and m = 1: the scalar oracle, bit for bit, and no tile touched.
+  CHECK(run_matmul(kt, wp, X, k, 15, n) == run_matmul(kernels_scalar(), wp, X, k, 15, n));
+  CHECK(run_matmul(kt, wp, X, k, 1, n) == run_matmul(kernels_scalar(), wp, X, k, 1, n));
+  CHECK_FALSE(emu::tiles_configured());
+  // m = 16: tiles (the kernel configured them), activations rounded to bf16.
+  std::vector<float> Xr = X;
+  for (auto& x : Xr) x = bf16_to_f32(f32_to_bf16(x));
+  const std::vector<float> got = run_matmul(kt, wp, X, k, 16, n);
+  CHECK(emu::tiles_configured());
+  const std::vector<float> ref = run_matmul(kernels_scalar(), wp, Xr, k, 16, n);
+  for (size_t i = 0; i < got.size(); ++i) REQUIRE(std::fabs(got[i] - ref[i]) <= 1e-4f);
+  CHECK(emu::tile_fault() == emu::TileFault::none);
+}
+
 TEST_CASE("amx_emulated: i8 vnni4 matmul matches its quantised math and scalar") {
   EmuReset reset;
   const Kernels* kt = kernels_amx_emulated();
@@ -519,6 +574,7 @@ TEST_CASE("amx_emulated: kernels survive foreign tile state and amx_release_thre
   odd.colsb[0] = 8;
   REQUIRE(emu::ldtilecfg(&odd) == emu::TileFault::none);
   check_bf16_gemm(*kernels_amx_emulated(), 16, 16, 32, rng);
+  check_bf16_gemm(*kernels_amx_emulated(), 16, 16, 32, rng, Layout::plain);
   check_int8_gemm(*kernels_amx_emulated(), 16, 16, 64, rng);
   CHECK(emu::tile_fault() == emu::TileFault::none);
 }
@@ -538,6 +594,9 @@ TEST_CASE("amx: the real table is safe everywhere and correct where AMX is usabl
     std::vector<float> X = random_floats(rng, 32 * k);
     const WeightView wb{DType::bf16, Layout::vnni2, n, k, v2.data(), nullptr};
     CHECK(run_matmul(*kt, wb, X, k, 32, n) == run_matmul(kernels_scalar(), wb, X, k, 32, n));
+    std::vector<uint16_t> plain = pack_plain_bf16(W);
+    const WeightView wp{DType::bf16, Layout::plain, n, k, plain.data(), nullptr};
+    CHECK(run_matmul(*kt, wp, X, k, 32, n) == run_matmul(kernels_scalar(), wp, X, k, 32, n));
     amx_release_thread_state();  // a no-op here, and must not fault
     return;
   }
@@ -545,6 +604,7 @@ TEST_CASE("amx: the real table is safe everywhere and correct where AMX is usabl
     for (size_t n : {1, 15, 16, 33})
       for (size_t k : {2, 30, 32, 66}) check_bf16_gemm(*kt, m, n, k, rng);
   check_bf16_gemm(*kt, 17, 70, 1030, rng);
+  check_bf16_plain_shapes(*kt, rng);
   for (size_t m : {16, 17, 31, 64})
     for (size_t n : {1, 15, 16, 33})
       for (size_t k : {4, 60, 64, 132}) check_int8_gemm(*kt, m, n, k, rng);

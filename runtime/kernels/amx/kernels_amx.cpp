@@ -1,8 +1,9 @@
 // kernels_amx.cpp — the real-AMX table ("amx_bf16_16x16", AMXQA_ISA_AMX):
 // the tile kernels of amx_gemm_impl.h bound to the hardware instructions.
-// Tiles serve prefill matmuls (m >= 16) on bf16 vnni2 and i8 vnni4 weights;
-// decode (matvec), rows_dot, sgemm and other dtypes go to AVX-512 (every AMX
-// CPU has it), or to scalar if that table is missing.
+// Tiles serve prefill matmuls (m >= 16) on bf16 weights (vnni2, and plain
+// row-major as Yᵀ = W · Xᵀ) and i8 vnni4 weights; decode (matvec), rows_dot,
+// sgemm and other dtypes go to AVX-512 (every AMX CPU has it), or to scalar if
+// that table is missing.
 //
 // This file is compiled with -mamx-* -mavx512*. Its table is only safe to
 // *use for tiles* when amx_status().usable; each entry checks that itself, and

@@ -1,7 +1,7 @@
 // kernels_amx_emulated.cpp — the "amx_emulated" table (AMXQA_ISA_AMX_EMULATED):
 // the real tile kernels' source (amx_gemm_impl.h) bound to the portable tile
 // emulator, so every CPU can test the AMX code path end to end. Tiles serve
-// prefill matmuls (m >= 16) on bf16 vnni2 and i8 vnni4 weights; every other
+// prefill matmuls (m >= 16) on bf16 (vnni2 or plain) and i8 vnni4 weights; every other
 // product goes to the scalar oracle, exactly as the real table delegates to
 // AVX-512. For correctness, not speed.
 #define AMXQA_TILES_EMULATED 1
