@@ -47,6 +47,22 @@ std::unique_ptr<TestModel> open_default_model() {
   return tm;
 }
 
+// Every present layer matrix of the model is bf16 in `lay` (the premise of
+// the default-model case: plain weights are what reaches the new tile path).
+void check_layer_layouts(const amxqa_model* m, Layout lay) {
+  size_t seen = 0;
+  for (uint32_t l = 0; l < m->n_layers; ++l) {
+    const LayerWeights& w = m->layers[l];
+    for (const WeightView* v : {&w.wq, &w.wk, &w.wv, &w.wo, &w.w1, &w.w2, &w.moe_w1, &w.moe_w2}) {
+      if (!v->data) continue;
+      CHECK(v->dtype == DType::bf16);
+      CHECK(v->layout == lay);
+      ++seen;
+    }
+  }
+  CHECK(seen > 0);
+}
+
 // Scalar logit of the scalar choice minus that of the backend's choice at the
 // first answer step where they differ (0 when the answers are the same).
 double first_difference_margin(amxqa_session* scalar, const std::vector<uint32_t>& prompt,
@@ -123,6 +139,7 @@ TEST_SUITE("amx") {
 
 TEST_CASE("plain bf16 model: the AMX tile path agrees with scalar, and allocates nothing") {
   auto tm = open_plain_bf16("tiny", 301);
+  check_layer_layouts(tm->model, Layout::plain);
   auto scalar = make_session(tm->model, default_options(AMXQA_ISA_SCALAR));
   REQUIRE(scalar->status == AMXQA_OK);
   for (amxqa_isa isa : kTileBackends) {
@@ -148,6 +165,7 @@ TEST_CASE("plain bf16 model: the AMX tile path agrees with scalar, and allocates
 
 TEST_CASE("default model (plain bf16): the AMX tile path agrees with scalar") {
   auto tm = open_default_model();
+  check_layer_layouts(tm->model, Layout::plain);
   auto scalar = make_session(tm->model, default_options(AMXQA_ISA_SCALAR));
   REQUIRE(scalar->status == AMXQA_OK);
   std::ifstream f(std::string(AMXQA_SOURCE_DIR) + "/samples/data/lighthouse.txt");
