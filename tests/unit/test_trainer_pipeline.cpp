@@ -251,6 +251,32 @@ TEST_CASE("recipe: sections, comments, typed values, errors") {
   CHECK_THROWS(read_run_config(Recipe::parse("[arch]\nlayer_kinds = lin mlp\n", "t")));
 }
 
+TEST_CASE("recipe inheritance: base = NAME, key by key, and the committed chain") {
+  const std::string dir = std::string(AMXQA_SOURCE_DIR) + "/trainer/recipes/";
+  const Recipe r = Recipe::load(dir + "qm-ptr-long.recipe");  // qm-long <- qm-ptr <- qm-ptr-long
+  CHECK(r.name() == "qm-ptr-long");
+  CHECK(r.str("name") == "qm-ptr-long");
+  CHECK_FALSE(r.has("base"));
+  CHECK(r.boolean("arch.start_pointer", false));   // from qm-ptr
+  CHECK(r.boolean("arch.question_match", false));  // from qm-long
+  CHECK(r.integer("sft_qa.steps", 0) == 8500);     // its own
+  CHECK(r.integer("pretrain.steps", 0) == 1200);   // from qm-long
+  CHECK(r.str("outputs.dir") == "trainer/runs/qm-ptr-long");
+  CHECK(Recipe::parse(r.dump(), "again").integer("sft_qa.steps", 0) == 8500);  // dumps flat
+  const Recipe v2 = Recipe::load(dir + "qa-v2-from-v1.recipe");
+  CHECK(v2.has("init.model"));
+  CHECK(v2.number("sft_qa.unanswerable_frac", 0) == doctest::Approx(0.4));
+  CHECK(read_run_config(v2).arch.start_pointer);
+
+  // A cycle is an error, not a hang.
+  const std::string tmp = "/tmp/amxqa-recipe-cycle-" + std::to_string(::getpid());
+  std::ofstream(tmp + "-a.recipe") << "base = " << tmp.substr(tmp.rfind('/') + 1) << "-b\n";
+  std::ofstream(tmp + "-b.recipe") << "base = " << tmp.substr(tmp.rfind('/') + 1) << "-a\n";
+  CHECK_THROWS(Recipe::load(tmp + "-a.recipe"));
+  std::remove((tmp + "-a.recipe").c_str());
+  std::remove((tmp + "-b.recipe").c_str());
+}
+
 TEST_CASE("budget law: E <= N k / (tau P_e)") {
   ArchConfig a;
   a.d_model = 256;
