@@ -297,10 +297,21 @@ typedef struct amxqa_session_options {
   float no_answer_threshold;     /* abstain iff no_answer_margin > this; +INFINITY never
                                     abstains on a scored passage. NaN or -INFINITY is
                                     AMXQA_ERR_INVALID_ARGUMENT. (added in 0.2) */
+  /* Added after 0.2.0 (structs of 0.2's size, 32 bytes, get these defaults): */
+  uint32_t max_top_k;            /* default 1: the most spans amxqa_answer_topk() returns
+                                    (0 is taken as 1; at most 1024). Above 1 on a
+                                    start-pointer model the session also keeps a copy of the
+                                    decoding state after prefill (amxqa_session_size) */
+  uint32_t window_overlap;       /* default 0: tokens consecutive passage windows share
+                                    (with `windows`); must be < max_passage_tokens */
+  uint8_t windows;               /* default 0: a passage over max_passage_tokens is
+                                    AMXQA_ERR_PASSAGE_TOO_LONG; 1 (extractive mode): it is
+                                    answered in overlapping windows ("Long passages" below) */
+  uint8_t reserved2[3];
 } amxqa_session_options;
 
 /* Fills the defaults above, struct_size included. Never fails. Options
- * structs of 0.1's size (28 bytes) are still accepted. */
+ * structs of 0.1's size (28 bytes) and 0.2's (32 bytes) are still accepted. */
 AMXQA_API void amxqa_session_options_default(amxqa_session_options* options);
 
 /* Bytes a session needs for `options` (NULL: defaults), or 0 if the options
@@ -308,7 +319,11 @@ AMXQA_API void amxqa_session_options_default(amxqa_session_options* options);
  * length; only the per-passage-token buffers grow with max_passage_tokens:
  * 16 bytes per token, plus 4·(d_model + 1) for a start-pointer model (its
  * normed passage states and step-1 scores): 1,044 bytes per token for the
- * default model (d_model 256). */
+ * default model (d_model 256). max_top_k > 1 on a start-pointer model adds a
+ * copy of the decoding state, also constant in passage length: per swa layer
+ * 2·(window − 1)·n_kv_heads·head_dim floats, per lin layer
+ * n_heads·lin_state·head_dim, per MoE layer moe_route_window·d_model. Windows
+ * add nothing. */
 AMXQA_API size_t amxqa_session_size(const amxqa_model* model,
                                     const amxqa_session_options* options);
 
@@ -350,6 +365,11 @@ typedef struct amxqa_answer_info {
   float no_answer_margin;  /* no-answer score minus the best start's score, in nats:
                               abstained iff margin > no_answer_threshold */
   float no_answer_threshold; /* the threshold this answer used */
+  /* Added after 0.2.0 (a 0.2-sized struct, 80 bytes, is filled up to there): */
+  uint32_t windows;        /* passage windows answered: 1 for a passage that fits (0 when
+                              the call failed before answering), more with `windows` on */
+  uint32_t window;         /* the window the answer (or, when every window abstained,
+                              the reported abstention) came from, counted from 0 */
 } amxqa_answer_info;
 AMXQA_STRUCT_INIT(amxqa_answer_info)
 
@@ -363,7 +383,10 @@ AMXQA_STRUCT_INIT(amxqa_answer_info)
  * AMXQA_ERR_QUESTION_TOO_LONG; AMXQA_ERR_OUTPUT_TOO_SMALL (info still
  * filled, `out` holds a truncated NUL-terminated prefix). On every other
  * error `out` is "" (when outcap > 0). An empty passage is
- * valid and is answered by abstaining. Never allocates. `info` may be NULL. */
+ * valid and is answered by abstaining. With the session option `windows`, a
+ * passage over max_passage_tokens is answered in windows instead of being
+ * AMXQA_ERR_PASSAGE_TOO_LONG ("Long passages" below). Never allocates.
+ * `info` may be NULL. */
 AMXQA_API amxqa_status amxqa_answer(amxqa_session* session, const char* question, size_t qlen,
                                     const char* passage, size_t plen, char* out, size_t outcap,
                                     amxqa_answer_info* info);
@@ -377,6 +400,78 @@ AMXQA_API amxqa_status amxqa_answer_stream(amxqa_session* session, const char* q
                                            size_t qlen, const char* passage, size_t plen,
                                            amxqa_token_fn on_token, void* user,
                                            amxqa_answer_info* info);
+
+/* ---- Top-k spans and long passages (added after 0.2.0) -----------------
+ *
+ * What the field's QA APIs return (Hugging Face's question-answering pipeline
+ * with top_k, TF Lite's BertQuestionAnswerer): several candidate spans, each
+ * with a score, and passages longer than the model's window answered in
+ * overlapping windows (schemas/MODEL.md "Top-k spans and windows").
+ *
+ * Candidates. A start-pointer model (arch.start_pointer in the file;
+ * schemas/MODEL.md "Start pointer") scores every allowed start position at step 1. The k best
+ * allowed starts (ties: the earlier position) are each decoded greedily to EOT
+ * from the state right after prefill, exactly as amxqa_answer decodes the best
+ * one. A model without the start pointer gives only the greedy answer (at most
+ * one span whatever k is).
+ *
+ * Score. A span's score is its probability as amxqa_answer_info.probability
+ * defines it (MODEL.md "No-answer decision"): its start's softmax weight over
+ * the allowed starts and the threshold-shifted ABSTAIN, times the probability
+ * of each later token and of the closing EOT. So scores are comparable with
+ * each other, across windows, and with info.probability; they lie in [0, 1].
+ *
+ * Order. spans[0] is always the answer amxqa_answer gives for the same input
+ * (same bytes, same score == info->probability). spans[1 …] are the other
+ * distinct spans by non-increasing score. A later span may score higher than
+ * spans[0]: greedy decoding commits to the best start, and another start's
+ * continuation can be more certain; sort by score for a pure score ranking.
+ * Spans are distinct by [begin, end); empty spans (a start of only white
+ * space) are left out of spans[1 …].
+ *
+ * Long passages (option `windows`). A passage that needs more than
+ * max_passage_tokens tokens is cut into windows of at most max_passage_tokens
+ * tokens, each sharing at least window_overlap tokens with the previous one;
+ * window edges are moved back (by at most a quarter window, 64 tokens) to
+ * token boundaries that are not inside a word or a UTF-8 character. Every
+ * window is answered as a passage of its own; the answer is the best
+ * non-abstaining window's answer by score, and the call abstains only if every
+ * window does (then info reports the window whose abstention had the smallest
+ * margin). Offsets always index the whole passage; info->passage_tokens is the
+ * whole passage's count, prefill_ns and decode_ns are summed over windows.
+ * Each window costs a full prefill. Windows apply to amxqa_answer and
+ * amxqa_answer_topk in extractive mode; amxqa_answer_stream and free mode never
+ * window (a passage over the cap stays AMXQA_ERR_PASSAGE_TOO_LONG there). */
+typedef struct amxqa_span {
+  uint32_t struct_size; /* sizeof(amxqa_span): set spans[0]'s with amxqa_span_init() */
+  float score;          /* 0..1: the span's probability (see above) */
+  uint64_t begin, end;  /* the span is passage[begin, end), as info's span_begin/end */
+  uint32_t window;      /* the passage window it came from (0 without windows) */
+  uint32_t answer_tokens; /* tokens decoded for it */
+} amxqa_span;
+AMXQA_STRUCT_INIT(amxqa_span)
+
+/* Answers as amxqa_answer does, and writes up to min(k, options.max_top_k)
+ * candidate spans to `spans`, best first (see above); *n_spans is how many.
+ * An abstention (info->abstained) gives *n_spans = 0. The answer text is not
+ * copied: a span's bytes are passage[begin, end).
+ *
+ * `spans` is an array of k structs of the caller's sizeof(amxqa_span): the
+ * library reads spans[0].struct_size as the array's stride ("Structs that
+ * grow"; set it with amxqa_span_init()) and writes at most that many bytes of
+ * each element, every element's struct_size included. Elements past *n_spans
+ * are left as they were.
+ *
+ * Returns AMXQA_OK; AMXQA_ERR_NULL_ARGUMENT (spans, n_spans, or a question or
+ * passage pointer with a non-zero length, is NULL); AMXQA_ERR_INVALID_ARGUMENT
+ * (k == 0, spans[0].struct_size smaller than this sizeof(amxqa_span) or not a
+ * multiple of 8, free mode); and amxqa_answer's other codes, without
+ * AMXQA_ERR_OUTPUT_TOO_SMALL. *n_spans is 0 on every error (when n_spans is
+ * not NULL). Never allocates. `info` may be NULL. */
+AMXQA_API amxqa_status amxqa_answer_topk(amxqa_session* session, const char* question,
+                                         size_t qlen, const char* passage, size_t plen,
+                                         amxqa_span* spans, size_t k, size_t* n_spans,
+                                         amxqa_answer_info* info);
 
 /* ---- Tokenizer (exposed for tools and tests) --------------------------- */
 /* Encodes `text` with the model's byte-level BPE into `ids` (capacity

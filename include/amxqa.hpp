@@ -291,6 +291,14 @@ struct Answer {
   bool ok() const { return status.ok(); }
 };
 
+// One candidate span of Session::answer_topk (amxqa.h "Top-k spans and long passages").
+struct Candidate {
+  std::string text;        // passage[begin, end)
+  uint64_t begin = 0, end = 0;
+  float score = 0.f;       // 0..1: the span's probability
+  uint32_t window = 0;     // the passage window it came from
+};
+
 // Session options with the library's defaults filled in.
 inline amxqa_session_options default_options() {
   amxqa_session_options o;
@@ -396,6 +404,36 @@ class Session {
     Answer a;
     answer(question, passage, &a);
     return a;
+  }
+
+  // Up to min(k, options.max_top_k) candidate spans, best first; spans[0]
+  // (when not abstained) is the answer `out` also gets. Allocates the vectors.
+  amxqa_status answer_topk(std::string_view question, std::string_view passage, size_t k,
+                           std::vector<Candidate>* spans, Answer* out) {
+    spans->clear();
+    if (!handle_) {
+      out->status = detail::make_status(AMXQA_ERR_NULL_ARGUMENT, "session is not open");
+      return out->status.code;
+    }
+    std::vector<amxqa_span> raw(k ? k : 1, amxqa_span_init());
+    size_t n = 0;
+    out->info = amxqa_answer_info_init();
+    amxqa_status st = amxqa_answer_topk(handle_, question.data(), question.size(), passage.data(),
+                                        passage.size(), raw.data(), k, &n, &out->info);
+    out->status = detail::make_status(st, amxqa_last_error(handle_));
+    for (size_t i = 0; i < n; ++i) {
+      Candidate v;
+      v.begin = raw[i].begin;
+      v.end = raw[i].end;
+      v.score = raw[i].score;
+      v.window = raw[i].window;
+      if (v.begin <= v.end && v.end <= passage.size())
+        v.text.assign(passage.substr(v.begin, v.end - v.begin));
+      spans->push_back(std::move(v));
+    }
+    out->text = spans->empty() ? std::string() : (*spans)[0].text;
+    fill(out->info, out);
+    return st;
   }
 
   // Streaming: on_token(std::string_view bytes) -> bool keep_going.

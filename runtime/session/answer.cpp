@@ -4,6 +4,7 @@
 // (or freely). Both entry points share one runner; they differ only in where
 // the answer goes. Nothing here allocates: every buffer is in the session.
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <ctime>
 
@@ -98,19 +99,33 @@ struct Outcome {
   bool abstained = false, eot = false, cancelled = false;
   double logprob_sum = 0.0;
   float no_answer_margin = 0.f;  // step 1's (MODEL.md "No-answer decision")
+  float first_logprob = 0.f;     // step 1's log-probability
   uint32_t steps = 0;
 };
 
+// Top-k: a start position decoded instead of pick_start's choice, with its
+// step-1 log-probability (over the same allowed set, threshold applied).
+struct Forced {
+  uint32_t at = 0;
+  float logprob = 0.f;
+};
+
 // Extractive greedy decoding (MODEL.md "Decoding"): the logits after ANS are
-// already in s->blk.xn.
-Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, const Sink& sink) {
+// already in s->blk.xn (not read with `forced`: step 1 is given).
+Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, const Sink& sink,
+                          const Forced* forced = nullptr) {
   Outcome r;
   for (uint32_t step = 1;; ++step) {
     // A start-pointer model picks its first token as a position (pick_start
     // sets the candidates); everything else picks ids from the allowed set.
     const bool pointer_step = step == 1 && s->pass_u;
     Choice c;
-    if (pointer_step) {
+    if (pointer_step && forced) {
+      c.id = s->pass_ids[forced->at];
+      c.logprob = forced->logprob;
+      s->cand[0] = forced->at;
+      r.n_cand = 1;
+    } else if (pointer_step) {
       c = pick_start(s, np, &r.n_cand, s->no_answer_threshold);
     } else {
       size_t n_span = 0, na = 0;
@@ -126,10 +141,10 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
       c = step == 1 ? pick_first(s->allowed, s->logits, na, s->no_answer_threshold)
                     : pick_allowed(s->allowed, s->logits, na);
     }
-    if (step == 1) r.no_answer_margin = c.no_answer_margin;
+    if (step == 1) r.no_answer_margin = c.no_answer_margin, r.first_logprob = c.logprob;
     r.logprob_sum += c.logprob;
     r.steps = step;
-    if (step == 1 && c.id == s->model->abstain) {
+    if (step == 1 && c.id == s->model->abstain && !forced) {
       r.abstained = true;
       break;
     }
@@ -214,15 +229,233 @@ bool write_answer(const amxqa_session* s, const Question& in, const amxqa_answer
   return used < outcap;
 }
 
+// Top-k (MODEL.md "Top-k spans and windows"): the caller's amxqa_span array,
+// stride spans[0].struct_size, kept as the `cap` best distinct spans offered
+// so far by score (ties: the one offered first). Only sizeof(amxqa_span)
+// bytes of each element are ever written.
+struct SpanList {
+  uint8_t* base = nullptr;
+  size_t stride = 0, cap = 0, n = 0;
+
+  amxqa_span at(size_t i) const {
+    amxqa_span v;
+    std::memcpy(&v, base + i * stride, sizeof v);
+    return v;
+  }
+  void put(size_t i, amxqa_span v) {
+    v.struct_size = static_cast<uint32_t>(stride);
+    std::memcpy(base + i * stride, &v, sizeof v);
+  }
+  void erase_same(const amxqa_span& v) {
+    for (size_t i = 0; i < n; ++i) {
+      const amxqa_span e = at(i);
+      if (e.begin != v.begin || e.end != v.end) continue;
+      for (; i + 1 < n; ++i) put(i, at(i + 1));
+      --n;
+      return;
+    }
+  }
+  void insert(size_t i, const amxqa_span& v) {  // n < cap
+    for (size_t j = n; j > i; --j) put(j, at(j - 1));
+    put(i, v);
+    ++n;
+  }
+  void offer(const amxqa_span& v) {
+    for (size_t i = 0; i < n; ++i) {
+      const amxqa_span e = at(i);
+      if (e.begin == v.begin && e.end == v.end) {
+        if (!(v.score > e.score)) return;  // the same span: keep the better score
+        erase_same(e);
+        break;
+      }
+    }
+    size_t i = n;
+    while (i > 0 && at(i - 1).score < v.score) --i;
+    if (i == cap) return;
+    if (n == cap) --n;
+    insert(i, v);
+  }
+  // The answer first, then the cap − 1 best other spans.
+  void finish(const amxqa_span& answer) {
+    erase_same(answer);
+    if (n == cap) --n;
+    insert(0, answer);
+  }
+};
+
+// One window's greedy answer (spans in whole-passage bytes).
+struct Answered {
+  Outcome r;
+  Span span;
+  float probability = 0.f;
+  uint32_t window = 0;
+  uint64_t prefill_ns = 0, decode_ns = 0;
+};
+
+amxqa_span span_of(const Span& sp, float score, uint32_t window, uint32_t tokens) {
+  amxqa_span v;
+  std::memset(&v, 0, sizeof v);
+  v.score = score;
+  v.begin = sp.begin;
+  v.end = sp.end;
+  v.window = window;
+  v.answer_tokens = tokens;
+  return v;
+}
+
+// Answers one window: the passage bytes in.p[0, in.plen) (at byte `base` of
+// the whole passage) whose n tokens are in s->pass_ids / pass_off. With a
+// span list, offers the greedy span and, on a top-k session, the spans of
+// the next list->cap − 1 allowed starts, each decoded from the state after
+// prefill.
+Answered answer_window(amxqa_session* s, const Question& in, uint32_t nq, uint32_t n,
+                       const Sink& sink, SpanList* list, uint64_t base, uint32_t window) {
+  s->passage = reinterpret_cast<const uint8_t*>(in.p);
+  s->passage_len = in.plen;
+  Answered a;
+  a.window = window;
+  const uint64_t t0 = now_ns();
+  prefill_prompt(s, nq, n);
+  const uint64_t t1 = now_ns();
+  const bool more = list && list->cap > 1 && s->snap && s->opt.extractive;
+  if (more) forward_save(s);
+  a.r = s->opt.extractive ? decode_extractive(s, in, n, sink) : decode_free(s, sink);
+  // The product of the emitted steps' probabilities, step 1 under the
+  // threshold (MODEL.md "No-answer decision").
+  a.probability = static_cast<float>(std::exp(a.r.logprob_sum));
+  if (s->opt.extractive && !a.r.abstained && a.r.answer_tokens > 0) {
+    a.span = candidate_span(s, in.p, in.plen, n, a.r.answer_tokens);
+    a.span.begin += base;
+    a.span.end += base;
+  }
+  if (list && s->opt.extractive && !a.r.abstained && !a.r.cancelled) {
+    // Empty spans (only white space) are offered only as the answer itself.
+    if (a.span.begin < a.span.end)
+      list->offer(span_of(a.span, a.probability, window, a.r.answer_tokens));
+    if (more && a.r.answer_tokens > 0) {
+      // With the pointer the greedy span is one candidate: its start is
+      // cand[0] − (tokens − 1). Further starts follow in pick_start's order.
+      const uint32_t first = s->cand[0] + 1 - a.r.answer_tokens;
+      uint32_t prev = first;
+      for (size_t j = 1; j < list->cap; ++j) {
+        const uint32_t at = next_start(s, n, prev);
+        if (at == n) break;
+        prev = at;
+        forward_restore(s);
+        Forced f;
+        f.at = at;
+        f.logprob = static_cast<float>(double(s->pass_z[at]) - double(s->pass_z[first]) +
+                                       double(a.r.first_logprob));
+        const Outcome o = decode_extractive(s, in, n, Sink{}, &f);
+        Span sp = candidate_span(s, in.p, in.plen, n, o.answer_tokens);
+        if (sp.begin == sp.end) continue;  // only white space: no answer to offer
+        sp.begin += base;
+        sp.end += base;
+        list->offer(span_of(sp, static_cast<float>(std::exp(o.logprob_sum)), window, o.answer_tokens));
+      }
+    }
+  }
+  a.prefill_ns = t1 - t0;
+  a.decode_ns = now_ns() - t1;
+  return a;
+}
+
+// Is window answer a better than b (amxqa.h "Long passages")? An answer beats
+// an abstention; answers compare by score, abstentions by the smaller margin;
+// ties keep the earlier window.
+bool better(const Answered& a, const Answered& b) {
+  if (a.r.abstained != b.r.abstained) return !a.r.abstained;
+  if (!a.r.abstained) return a.probability > b.probability;
+  return a.r.no_answer_margin < b.r.no_answer_margin;
+}
+
+// Window edges move back at most this many tokens to a word boundary.
+uint32_t edge_search(uint32_t tokens) { return tokens / 4 < 64 ? tokens / 4 : 64; }
+
+// Answers a passage over the token cap in overlapping windows (amxqa.h "Long
+// passages"); returns the best window's answer, with times summed and
+// *windows set. Each window's text is encoded afresh from its first byte.
+Answered answer_windows(amxqa_session* s, const Question& in, uint32_t nq, SpanList* list,
+                        uint32_t* windows) {
+  const amxqa_model& m = *s->model;
+  const auto* P = reinterpret_cast<const uint8_t*>(in.p);
+  const uint32_t cap = s->opt.max_passage_tokens;
+  // Encoding stops early: cap tokens never span more than cap · max_piece_len
+  // bytes, and text cut further on changes only the chunks (≤ kMaxChunkLen
+  // bytes) around the cut.
+  const size_t piece = m.tok.max_piece_len ? m.tok.max_piece_len : 1;
+  const size_t lookahead = size_t(cap) * piece + 2 * size_t(kMaxChunkLen) + 2;
+  Answered best;
+  uint64_t prefill = 0, decode = 0;
+  size_t b = 0;
+  for (uint32_t w = 0;; ++w) {
+    const size_t rest = in.plen - b, len_in = rest < lookahead ? rest : lookahead;
+    const size_t need = encode(m.tok, in.p + b, len_in, s->pass_ids, s->pass_off, cap);
+    const bool last = need <= cap && len_in == rest;
+    uint32_t n = static_cast<uint32_t>(need < cap ? need : cap);  // >= 1: rest > 0
+    size_t wlen = rest;
+    if (!last) {
+      size_t len = 0;
+      token_bytes(m.tok, s->pass_ids[n - 1], &len);
+      wlen = s->pass_off[n - 1] + len;
+      if (!window_edge_ok(P, in.plen, b + wlen)) {
+        const uint32_t stop = n - edge_search(n);
+        for (uint32_t t = n - 1; t > 0 && t >= stop; --t)
+          if (window_edge_ok(P, in.plen, b + s->pass_off[t])) {
+            n = t;
+            wlen = s->pass_off[t];
+            break;
+          }
+      }
+    }
+    const Question win{in.q, in.qlen, in.p + b, wlen};
+    const Answered a = answer_window(s, win, nq, n, Sink{}, list, b, w);
+    prefill += a.prefill_ns;
+    decode += a.decode_ns;
+    if (w == 0 || better(a, best)) best = a;
+    *windows = w + 1;
+    if (last) break;
+    // The next window starts window_overlap tokens before this one's end (or
+    // earlier, at a word boundary), and always at least one token later.
+    const uint32_t ov = s->opt.window_overlap;
+    if (ov == 0) {  // back to back: this window's end is the next one's start
+      b += wlen;
+      continue;
+    }
+    uint32_t next = n > ov ? n - ov : 1;
+    const uint32_t stop = next - edge_search(next);
+    for (uint32_t t = next; t > 0 && t >= stop; --t)
+      if (window_edge_ok(P, in.plen, b + s->pass_off[t])) {
+        next = t;
+        break;
+      }
+    b += s->pass_off[next];
+  }
+  best.prefill_ns = prefill;
+  best.decode_ns = decode;
+  return best;
+}
+
+// amxqa_answer_topk's arguments (null for the other entry points).
+struct TopkArgs {
+  amxqa_span* spans = nullptr;
+  size_t k = 0;
+  size_t* n_spans = nullptr;
+};
+
 amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, size_t plen,
                  const Sink& sink, char* out, size_t outcap, bool streaming,
-                 amxqa_answer_info* info_out) {
+                 amxqa_answer_info* info_out, const TopkArgs* topk = nullptr) {
+  if (topk && topk->n_spans) *topk->n_spans = 0;
   if (!s) return AMXQA_ERR_NULL_ARGUMENT;
   if (s->magic != kSessionMagic) {
     set_thread_error("session is not initialised (or was finished)");
     return AMXQA_ERR_INVALID_ARGUMENT;
   }
-  if (info_out && !struct_size_ok(info_out)) {
+  // 0.2's struct ends at no_answer_threshold; later fields are written only
+  // to structs that have them.
+  constexpr uint32_t kInfoSizeV02 = offsetof(amxqa_answer_info, windows);
+  if (info_out && !struct_size_ok(info_out, kInfoSizeV02)) {
     session_set_error(s, "amxqa_answer: info->struct_size is %u, not sizeof(amxqa_answer_info) "
                       "(initialise it with amxqa_answer_info_init())", info_out->struct_size);
     return AMXQA_ERR_INVALID_ARGUMENT;
@@ -240,12 +473,31 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
     if (info_out) copy_out(info_out, info);
   };
   publish();
-  if ((!q && qlen) || (!p && plen) || (streaming ? !sink.on_token : !out)) {
+  if ((!q && qlen) || (!p && plen) || (streaming ? !sink.on_token : (!topk && !out))) {
     session_set_error(s, "amxqa_answer: %s is NULL",
                       (!q && qlen) ? "question" : (!p && plen) ? "passage"
                                                   : streaming  ? "on_token"
                                                                : "out");
     return AMXQA_ERR_NULL_ARGUMENT;
+  }
+  SpanList list;
+  if (topk) {
+    if (!topk->spans || !topk->n_spans) {
+      session_set_error(s, "amxqa_answer_topk: %s is NULL", !topk->spans ? "spans" : "n_spans");
+      return AMXQA_ERR_NULL_ARGUMENT;
+    }
+    const uint32_t stride = topk->spans[0].struct_size;
+    if (topk->k == 0 || stride < sizeof(amxqa_span) || stride % 8 != 0 || !s->opt.extractive) {
+      session_set_error(s, "amxqa_answer_topk: %s",
+                        topk->k == 0              ? "k is 0"
+                        : !s->opt.extractive      ? "top-k spans need extractive mode"
+                                                  : "spans[0].struct_size is not sizeof(amxqa_span) "
+                                                    "(initialise it with amxqa_span_init())");
+      return AMXQA_ERR_INVALID_ARGUMENT;
+    }
+    list.base = reinterpret_cast<uint8_t*>(topk->spans);
+    list.stride = stride;
+    list.cap = topk->k < s->opt.max_top_k ? topk->k : s->opt.max_top_k;
   }
   if (all_space(q, qlen)) {
     session_set_error(s, "amxqa_answer: the question is empty%s", qlen ? " (only white space)" : "");
@@ -269,42 +521,51 @@ amxqa_status run(amxqa_session* s, const char* q, size_t qlen, const char* p, si
                                       : encode(m.tok, in.p, plen, s->pass_ids, s->pass_off,
                                                s->opt.max_passage_tokens);
   info.passage_tokens = static_cast<uint32_t>(np > UINT32_MAX ? UINT32_MAX : np);
-  if (np > s->opt.max_passage_tokens) {
+  // Windows (amxqa.h "Long passages"): extractive, not streaming.
+  const bool windowed = np > s->opt.max_passage_tokens && np != SIZE_MAX && s->opt.windows &&
+                        s->opt.extractive && !streaming;
+  if (np > s->opt.max_passage_tokens && !windowed) {
     publish();
     session_set_error(s,
                       "passage needs %zu tokens (or over 4 GiB), the session allows %u: raise "
-                      "amxqa_session_options.max_passage_tokens (CLI --max-passage-tokens)",
-                      np, s->opt.max_passage_tokens);
+                      "amxqa_session_options.max_passage_tokens (CLI --max-passage-tokens)%s",
+                      np, s->opt.max_passage_tokens,
+                      s->opt.windows || !s->opt.extractive || streaming
+                          ? ""
+                          : " or set amxqa_session_options.windows");
     return AMXQA_ERR_PASSAGE_TOO_LONG;
   }
-  const uint32_t n = static_cast<uint32_t>(np);
-  s->passage = reinterpret_cast<const uint8_t*>(in.p);
-  s->passage_len = plen;
+  const uint64_t tokenised_ns = now_ns() - t0;
+  SpanList* spans = topk ? &list : nullptr;
+  uint32_t windows = 1;
+  const Answered a =
+      windowed ? answer_windows(s, in, static_cast<uint32_t>(nq), spans, &windows)
+               : answer_window(s, in, static_cast<uint32_t>(nq), static_cast<uint32_t>(np), sink,
+                               spans, 0, 0);
+  const Outcome& r = a.r;
 
-  prefill_prompt(s, static_cast<uint32_t>(nq), n);
-  const uint64_t t1 = now_ns();
-  const Outcome r = s->opt.extractive ? decode_extractive(s, in, n, sink) : decode_free(s, sink);
-  const uint64_t t2 = now_ns();
-
-  info.prefill_ns = t1 - t0;
-  info.decode_ns = t2 - t1;
+  info.prefill_ns = tokenised_ns + a.prefill_ns;
+  info.decode_ns = a.decode_ns;
   info.abstained = r.abstained;
   info.stopped_on_eot = r.eot;
   info.answer_tokens = r.answer_tokens;
   info.mean_logprob = r.steps ? static_cast<float>(r.logprob_sum / r.steps) : 0.f;
-  // The product of the emitted steps' probabilities, step 1 under the
-  // threshold (MODEL.md "No-answer decision").
-  info.probability = static_cast<float>(std::exp(r.logprob_sum));
+  info.probability = a.probability;
   info.no_answer_margin = r.no_answer_margin;
-  if (s->opt.extractive && !r.abstained && r.answer_tokens > 0) {
-    const Span sp = candidate_span(s, in.p, plen, n, r.answer_tokens);
-    info.span_begin = sp.begin;
-    info.span_end = sp.end;
-  }
+  info.span_begin = a.span.begin;
+  info.span_end = a.span.end;
+  info.windows = windows;
+  info.window = a.window;
   publish();
   if (r.cancelled) {
     session_set_error(s, "amxqa_answer_stream: cancelled by the callback");
     return AMXQA_ERR_CANCELLED;
+  }
+  if (topk) {
+    if (!r.abstained) list.finish(span_of(a.span, a.probability, a.window, r.answer_tokens));
+    else list.n = 0;
+    *topk->n_spans = list.n;
+    return AMXQA_OK;
   }
   if (!streaming && !write_answer(s, in, info, r, out, outcap)) {
     session_set_error(s, "answer does not fit in %zu bytes of output", outcap);
@@ -335,6 +596,18 @@ AMXQA_API amxqa_status amxqa_answer_stream(amxqa_session* session, const char* q
   sink.on_token = on_token;
   sink.user = user;
   return amxqa::run(session, question, qlen, passage, plen, sink, nullptr, 0, true, info);
+}
+
+AMXQA_API amxqa_status amxqa_answer_topk(amxqa_session* session, const char* question,
+                                         size_t qlen, const char* passage, size_t plen,
+                                         amxqa_span* spans, size_t k, size_t* n_spans,
+                                         amxqa_answer_info* info) {
+  amxqa::TopkArgs topk;
+  topk.spans = spans;
+  topk.k = k;
+  topk.n_spans = n_spans;
+  return amxqa::run(session, question, qlen, passage, plen, amxqa::Sink{}, nullptr, 0, false,
+                    info, &topk);
 }
 
 }  // extern "C"

@@ -40,16 +40,18 @@ uint32_t code_point_at(const uint8_t* p, size_t n, size_t i) {
   return cp;
 }
 
-// Is there a word character right after byte offset `at` / right before it?
-bool word_after(const amxqa_session* s, size_t at) {
-  return at < s->passage_len && word_code_point(code_point_at(s->passage, s->passage_len, at));
+// Is there a word character right after byte offset `at` of p[0, n) / right before it?
+bool word_after(const uint8_t* p, size_t n, size_t at) {
+  return at < n && word_code_point(code_point_at(p, n, at));
 }
-bool word_before(const amxqa_session* s, size_t at) {
-  if (at == 0 || at > s->passage_len) return false;
+bool word_before(const uint8_t* p, size_t n, size_t at) {
+  if (at == 0 || at > n) return false;
   size_t i = at - 1;
-  for (int k = 0; k < 3 && i > 0 && (s->passage[i] & 0xC0) == 0x80; ++k) --i;
-  return word_code_point(code_point_at(s->passage, at, i));
+  for (int k = 0; k < 3 && i > 0 && (p[i] & 0xC0) == 0x80; ++k) --i;
+  return word_code_point(code_point_at(p, at, i));
 }
+bool word_after(const amxqa_session* s, size_t at) { return word_after(s->passage, s->passage_len, at); }
+bool word_before(const amxqa_session* s, size_t at) { return word_before(s->passage, s->passage_len, at); }
 
 // Under whole_words, may a span start at passage token i / end after token i?
 // A span edge is allowed unless it falls between two word characters.
@@ -209,6 +211,25 @@ Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand, float tau
   s->cand[0] = at;
   *n_cand = at == n_pass ? 0 : 1;
   return c;
+}
+
+uint32_t next_start(const amxqa_session* s, uint32_t n_pass, uint32_t prev) {
+  const float* z = s->pass_z;
+  const float zp = z[prev];
+  uint32_t best = n_pass;
+  for (uint32_t i = 0; i < n_pass; ++i) {
+    const float zi = z[i];
+    // Strictly after prev in (score descending, position ascending) order.
+    if (i == prev || std::isnan(zi) || zi > zp || (zi == zp && i < prev)) continue;
+    if (best != n_pass && !(zi > z[best])) continue;  // ties keep the earlier position
+    if (token_generatable(s, s->pass_ids[i]) && may_start(s, i)) best = i;
+  }
+  return best;
+}
+
+bool window_edge_ok(const uint8_t* p, size_t n, size_t at) {
+  if (at > 0 && at < n && (p[at] & 0xC0) == 0x80) return false;
+  return !(word_before(p, n, at) && word_after(p, n, at));
 }
 
 Choice pick_allowed(const uint32_t* ids, const float* logits, size_t n) {

@@ -38,6 +38,17 @@ struct Choice {
 // candidates become {i}, *n_cand = 1.
 Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand, float tau);
 
+// Top-k (MODEL.md "Top-k spans and windows"): after pick_start, the allowed
+// start that follows position `prev` in the order pick_start ranks them (score
+// s->pass_z descending, then position ascending; NaN never), or n_pass when
+// none is left.
+uint32_t next_start(const amxqa_session* s, uint32_t n_pass, uint32_t prev);
+
+// May a passage window begin or end at byte `at` of p[0, n)? Not inside a
+// UTF-8 character, and not between two word characters (the whole-words rule's
+// word characters), so a window edge is a span edge in the whole passage too.
+bool window_edge_ok(const uint8_t* p, size_t n, size_t at);
+
 // Extractive step 1 without the pointer: ids[0, n-1) are the span ids and
 // ids[n-1] is ABSTAIN (allowed_first's order); the same decision as pick_start.
 Choice pick_first(const uint32_t* ids, const float* logits, size_t n, float tau);

@@ -312,6 +312,44 @@ void forward_reset(amxqa_session* s) {
   }
 }
 
+namespace {
+
+// Copies the state of `from` that decoding at `pos` onwards can read into
+// `to`: the last min(kv_len, W − 1) KV rows (to the front of to's buffers),
+// the lin state, the MoE ring and the current routing.
+void copy_state(const Dims& d, const amxqa_model& md, const LayerWeights& lw,
+                const LayerState& from, LayerState& to) {
+  if (lw.kind == 0) {
+    const uint32_t keep = from.kv_len < d.W - 1 ? from.kv_len : d.W - 1;
+    const size_t row = size_t(d.G) * d.hd, first = size_t(from.kv_len - keep) * row;
+    std::memmove(to.kv_k, from.kv_k + first, keep * row * sizeof(float));
+    std::memmove(to.kv_v, from.kv_v + first, keep * row * sizeof(float));
+    to.kv_base = from.kv_base + (from.kv_len - keep);
+    to.kv_len = keep;
+  } else {
+    std::memcpy(to.lin_S, from.lin_S, size_t(d.H) * d.dk * d.hd * sizeof(float));
+  }
+  if (lw.moe) {
+    std::memcpy(to.moe_ring, from.moe_ring, size_t(md.moe_route_window) * d.d * sizeof(float));
+    std::memcpy(to.route_idx, from.route_idx, sizeof to.route_idx);
+    std::memcpy(to.route_gate, from.route_gate, sizeof to.route_gate);
+  }
+}
+
+}  // namespace
+
+void forward_save(amxqa_session* s) {
+  for (uint32_t l = 0; l < s->model->n_layers; ++l)
+    copy_state(s->dim, *s->model, s->model->layers[l], s->layers[l], s->snap[l]);
+  s->snap_pos = s->pos;
+}
+
+void forward_restore(amxqa_session* s) {
+  for (uint32_t l = 0; l < s->model->n_layers; ++l)
+    copy_state(s->dim, *s->model, s->model->layers[l], s->snap[l], s->layers[l]);
+  s->pos = s->snap_pos;
+}
+
 void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_logits,
                   const uint8_t* match) {
   const amxqa_model& md = *s->model;

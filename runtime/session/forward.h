@@ -13,6 +13,14 @@ namespace amxqa {
 // Starts a new document: position 0, empty KV windows, zero lin states.
 void forward_reset(amxqa_session* s);
 
+// Top-k (s->snap non-null): forward_save copies the decoding state that later
+// decode steps can read (position, the last window − 1 KV rows of each swa
+// layer, lin states, MoE rings and routing) into s->snap; forward_restore puts
+// it back, so decoding after a restore computes what it would have computed
+// right after the save, bit for bit.
+void forward_save(amxqa_session* s);
+void forward_restore(amxqa_session* s);
+
 // Runs m (1 ≤ m ≤ kPrefillRows) tokens at positions s->pos … s->pos + m − 1
 // and advances s->pos. Afterwards s->blk.xn holds RMSNorm(x; final_norm) of
 // the last row. If all_logits is non-null it receives m × V logits (every

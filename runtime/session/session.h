@@ -89,6 +89,13 @@ struct amxqa_session {
   uint32_t* q_ids;        // max_question_tokens
   uint32_t* ans_ids;      // max_answer_tokens
   uint8_t* seen;          // ceil(V / 8): de-duplicates allowed ids
+  // Top-k spans (options.max_top_k > 1 on an extractive start-pointer session),
+  // else null: the decoding state right after prefill (forward_save), put back
+  // before each further candidate start is decoded (forward_restore). Each
+  // entry's buffers hold what decoding can still read: the last window − 1 KV
+  // rows, the lin state, the MoE ring (amxqa.h amxqa_session_size).
+  amxqa::LayerState* snap;  // n_layers entries
+  uint32_t snap_pos;
   // The no-answer threshold in use (MODEL.md "No-answer decision") and the
   // one the session was made with (options override, else the model's).
   float no_answer_threshold, threshold_init;

@@ -28,6 +28,11 @@ static_assert(offsetof(amxqa_session_options, no_answer_threshold) == kOptionsSi
               "0.2's fields follow 0.1's struct");
 constexpr uint32_t kMaxQuestionTokensLimit = 1u << 20;
 constexpr uint32_t kMaxAnswerTokensLimit = 1u << 16;
+// sizeof(amxqa_session_options) in 0.2.0, before max_top_k and the windows.
+constexpr uint32_t kOptionsSizeV02 = 32;
+static_assert(offsetof(amxqa_session_options, max_top_k) == kOptionsSizeV02,
+              "the top-k and window fields follow 0.2's struct");
+constexpr uint32_t kMaxTopKLimit = 1024;  // amxqa.h: max_top_k at most 1024
 
 // Bump placement of 64-byte aligned sub-buffers with overflow checks. With a
 // null base it only counts.
@@ -72,6 +77,9 @@ const char* options_problem(const amxqa_model& m, const amxqa_session_options& o
     return "options.max_question_tokens out of range";
   if (o.max_answer_tokens == 0 || o.max_answer_tokens > kMaxAnswerTokensLimit)
     return "options.max_answer_tokens out of range";
+  if (o.max_top_k > kMaxTopKLimit) return "options.max_top_k over 1024";
+  if (o.windows && o.window_overlap >= o.max_passage_tokens)
+    return "options.window_overlap must be below max_passage_tokens";
   if (m.n_layers == 0 || m.n_layers > kMaxLayers) return "model n_layers out of range";
   for (uint32_t l = 0; l < m.n_layers; ++l)
     if (m.layers[l].kind == 0 && m.window == 0) return "model window is 0";
@@ -142,8 +150,27 @@ void plan(const amxqa_model& m, const amxqa_session_options& o, Bump& b, amxqa_s
   uint32_t* q_ids = b.take<uint32_t>(o.max_question_tokens);
   uint32_t* ans_ids = b.take<uint32_t>(o.max_answer_tokens);
   uint8_t* seen = b.take<uint8_t>((size_t(d.V) + 7) / 8);
+  // Top-k: a copy of what decoding can still read after prefill (forward_save).
+  LayerState* snap = nullptr;
+  if (o.max_top_k > 1 && o.extractive && m.start_pointer) {
+    snap = b.take<LayerState>(m.n_layers);
+    for (uint32_t l = 0; l < m.n_layers; ++l) {
+      const LayerWeights& lw = m.layers[l];
+      LayerState st;
+      if (lw.kind == 0) {
+        const size_t kv = mul(mul(d.W - 1, d.G, ovf), d.hd, ovf);
+        st.kv_k = b.take<float>(kv);
+        st.kv_v = b.take<float>(kv);
+      } else {
+        st.lin_S = b.take<float>(mul(mul(d.H, d.dk, ovf), d.hd, ovf));
+      }
+      if (lw.moe) st.moe_ring = b.take<float>(mul(m.moe_route_window, d.d, ovf));
+      if (s) ::new (snap + l) LayerState(st);
+    }
+  }
   if (ovf) b.overflow = true;
   if (!s) return;
+  s->snap = snap;
   s->dim = d;
   s->blk = k;
   s->logits = logits;
@@ -191,6 +218,12 @@ Effective effective_options(const amxqa_session_options* in) {
     o.override_threshold = in->override_threshold ? 1 : 0;
     if (o.override_threshold) o.no_answer_threshold = in->no_answer_threshold;
   }
+  // And the top-k / window fields (after 0.2.0) likewise.
+  if (in->struct_size >= offsetof(amxqa_session_options, reserved2)) {
+    o.max_top_k = in->max_top_k ? in->max_top_k : 1;
+    o.window_overlap = in->window_overlap;
+    o.windows = in->windows ? 1 : 0;
+  }
   return e;
 }
 
@@ -228,6 +261,7 @@ AMXQA_API void amxqa_session_options_default(amxqa_session_options* o) {
   o->extractive = 1;
   o->use_vocab_mask = 1;
   o->whole_words = 1;
+  o->max_top_k = 1;
 }
 
 AMXQA_API size_t amxqa_session_size(const amxqa_model* model,
