@@ -81,7 +81,10 @@
  *   (later fields take their defaults) and writes at most struct_size bytes of
  *   an output struct, so a program built against an older header keeps
  *   working with a newer library. A struct_size smaller than the struct's
- *   first version is AMXQA_ERR_INVALID_ARGUMENT.
+ *   first version is AMXQA_ERR_INVALID_ARGUMENT. amxqa_session_options is
+ *   the exception: amxqa_session_options_default() fills a struct whose size
+ *   it cannot know, so it stays 32 bytes for good (new options take its
+ *   reserved bytes, which every older caller has zeroed).
  *
  * Input contract
  *   - Questions and passages are byte strings. The tokenizer is byte-level, so
@@ -293,25 +296,26 @@ typedef struct amxqa_session_options {
                                     boundaries, never inside a word (schemas/MODEL.md) */
   uint8_t override_threshold;    /* default 0: the model's no-answer threshold applies;
                                     1: no_answer_threshold below does (added in 0.2) */
-  uint8_t reserved[4];
-  float no_answer_threshold;     /* abstain iff no_answer_margin > this; +INFINITY never
-                                    abstains on a scored passage. NaN or -INFINITY is
-                                    AMXQA_ERR_INVALID_ARGUMENT. (added in 0.2) */
-  /* Added after 0.2.0 (structs of 0.2's size, 32 bytes, get these defaults): */
-  uint32_t max_top_k;            /* default 1: the most spans amxqa_answer_topk() returns
-                                    (0 is taken as 1; at most 1024). Above 1 on a
-                                    start-pointer model the session also keeps a copy of the
-                                    decoding state after prefill (amxqa_session_size) */
-  uint32_t window_overlap;       /* default 0: tokens consecutive passage windows share
-                                    (with `windows`); must be < max_passage_tokens */
+  /* The next three sit in what was `uint8_t reserved[4]` (zero from
+   * amxqa_session_options_default), added after 0.2.0. The struct does not
+   * grow: amxqa_session_options_default() cannot know the caller's sizeof, so
+   * a larger struct would be overrun in programs built against 0.2. */
   uint8_t windows;               /* default 0: a passage over max_passage_tokens is
                                     AMXQA_ERR_PASSAGE_TOO_LONG; 1 (extractive mode): it is
                                     answered in overlapping windows ("Long passages" below) */
-  uint8_t reserved2[3];
+  uint8_t max_top_k;             /* default 1 (0 is taken as 1): the most spans
+                                    amxqa_answer_topk() returns. Above 1 on a start-pointer
+                                    model the session also keeps a copy of the decoding
+                                    state after prefill (amxqa_session_size) */
+  uint16_t window_overlap;       /* default 0: tokens consecutive passage windows share
+                                    (with `windows`); must be < max_passage_tokens */
+  float no_answer_threshold;     /* abstain iff no_answer_margin > this; +INFINITY never
+                                    abstains on a scored passage. NaN or -INFINITY is
+                                    AMXQA_ERR_INVALID_ARGUMENT. (added in 0.2) */
 } amxqa_session_options;
 
 /* Fills the defaults above, struct_size included. Never fails. Options
- * structs of 0.1's size (28 bytes) and 0.2's (32 bytes) are still accepted. */
+ * structs of 0.1's size (28 bytes) are still accepted. */
 AMXQA_API void amxqa_session_options_default(amxqa_session_options* options);
 
 /* Bytes a session needs for `options` (NULL: defaults), or 0 if the options

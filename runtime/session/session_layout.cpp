@@ -28,11 +28,10 @@ static_assert(offsetof(amxqa_session_options, no_answer_threshold) == kOptionsSi
               "0.2's fields follow 0.1's struct");
 constexpr uint32_t kMaxQuestionTokensLimit = 1u << 20;
 constexpr uint32_t kMaxAnswerTokensLimit = 1u << 16;
-// sizeof(amxqa_session_options) in 0.2.0, before max_top_k and the windows.
-constexpr uint32_t kOptionsSizeV02 = 32;
-static_assert(offsetof(amxqa_session_options, max_top_k) == kOptionsSizeV02,
-              "the top-k and window fields follow 0.2's struct");
-constexpr uint32_t kMaxTopKLimit = 1024;  // amxqa.h: max_top_k at most 1024
+// The top-k and window options took 0.2's reserved bytes: the struct keeps its size.
+static_assert(offsetof(amxqa_session_options, windows) == 24 &&
+                  sizeof(amxqa_session_options) == 32,
+              "amxqa_session_options never grows (amxqa.h)");
 
 // Bump placement of 64-byte aligned sub-buffers with overflow checks. With a
 // null base it only counts.
@@ -77,7 +76,6 @@ const char* options_problem(const amxqa_model& m, const amxqa_session_options& o
     return "options.max_question_tokens out of range";
   if (o.max_answer_tokens == 0 || o.max_answer_tokens > kMaxAnswerTokensLimit)
     return "options.max_answer_tokens out of range";
-  if (o.max_top_k > kMaxTopKLimit) return "options.max_top_k over 1024";
   if (o.windows && o.window_overlap >= o.max_passage_tokens)
     return "options.window_overlap must be below max_passage_tokens";
   if (m.n_layers == 0 || m.n_layers > kMaxLayers) return "model n_layers out of range";
@@ -218,12 +216,10 @@ Effective effective_options(const amxqa_session_options* in) {
     o.override_threshold = in->override_threshold ? 1 : 0;
     if (o.override_threshold) o.no_answer_threshold = in->no_answer_threshold;
   }
-  // And the top-k / window fields (after 0.2.0) likewise.
-  if (in->struct_size >= offsetof(amxqa_session_options, reserved2)) {
-    o.max_top_k = in->max_top_k ? in->max_top_k : 1;
-    o.window_overlap = in->window_overlap;
-    o.windows = in->windows ? 1 : 0;
-  }
+  // The top-k / window fields (after 0.2.0) are in 0.1's reserved bytes.
+  o.max_top_k = in->max_top_k ? in->max_top_k : 1;
+  o.window_overlap = in->window_overlap;
+  o.windows = in->windows ? 1 : 0;
   return e;
 }
 
