@@ -82,6 +82,10 @@ void check_list(const TopK& t, const std::string& p) {
     CHECK(v.score >= 0.f);
     CHECK(v.score <= 1.f);
     if (i > 0) CHECK(v.begin < v.end);
+    // Never inside a UTF-8 character.
+    const auto cont = [&](uint64_t at) { return at < p.size() && (static_cast<uint8_t>(p[at]) & 0xC0) == 0x80; };
+    CHECK_FALSE(cont(v.begin));
+    CHECK_FALSE(cont(v.end));
     if (i > 1) CHECK(v.score <= t.spans[i - 1].score);
     for (size_t j = 0; j < i; ++j)
       CHECK_FALSE((t.spans[j].begin == v.begin && t.spans[j].end == v.end));
