@@ -110,7 +110,7 @@ int cmd_calibrate(int argc, char** argv, int first) {
   if (args.has("out")) {
     std::ofstream f(args.get("out"), std::ios::binary | std::ios::trunc);
     f << eval::sweep_json(sweep, resolve_model_path(args), args.get("data"),
-                          eval::describe_choice(sweep, args.get("data"), double(max_refusal)));
+                          eval::describe_choice(args.get("data"), double(max_refusal)));
     if (!f) return fail(cmd, "error writing '" + args.get("out") + "'");
     std::printf("thresholds   %s (--threshold-file)\n", args.get("out").c_str());
   }

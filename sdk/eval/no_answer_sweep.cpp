@@ -112,14 +112,12 @@ bool parse_threshold_json(const std::string& text, float* threshold, std::string
   return true;
 }
 
-std::string describe_choice(const Sweep& sweep, const std::string& data_name, double max_over_refusal) {
-  const SweepPoint& b = sweep.best;
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "best F1%s on %s, %zu questions: EM %.1f / F1 %.1f, no-answer %.1f%%, over-refusal %.1f%%",
-                max_over_refusal < 100.0 ? (" with over-refusal <= " + std::to_string(int(max_over_refusal)) + "%").c_str()
-                                         : "",
-                data_name.c_str(), b.n_has + b.n_no, b.em, b.f1, b.no_answer_accuracy, b.over_refusal);
+std::string describe_choice(const std::string& data_name, double max_over_refusal) {
+  char buf[160];
+  if (max_over_refusal < 100.0)
+    std::snprintf(buf, sizeof buf, "best F1 with over-refusal <= %g%% on %s", max_over_refusal, data_name.c_str());
+  else
+    std::snprintf(buf, sizeof buf, "best F1 on %s", data_name.c_str());
   return buf;
 }
 

@@ -48,7 +48,8 @@ std::string sweep_json(const Sweep& sweep, const std::string& model, const std::
 // *error set on anything else.
 bool parse_threshold_json(const std::string& text, float* threshold, std::string* error,
                           std::string* method = nullptr);
-// "best F1 (EM 55.1 / F1 58.2, no-answer 61%, over-refusal 14%) on NAME, N questions".
-std::string describe_choice(const Sweep& sweep, const std::string& data_name, double max_over_refusal);
+// How the threshold was chosen, short enough for amxqa_model_info's
+// calibration_method: "best F1 with over-refusal <= 15% on NAME".
+std::string describe_choice(const std::string& data_name, double max_over_refusal);
 
 }  // namespace amxqa::eval

@@ -20,6 +20,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -155,6 +156,24 @@ std::vector<amxqa_isa> supported_isas() {
   return isas;
 }
 
+// A session of the default options on `isa`, placed in *mem.
+amxqa_session* isa_session(const amxqa_model* model, amxqa_isa isa, std::unique_ptr<AlignedBytes>* mem) {
+  amxqa_session_options opt;
+  amxqa_session_options_default(&opt);
+  opt.isa = isa;
+  const size_t need = amxqa_session_size(model, &opt);
+  REQUIRE(need > 0);
+  *mem = std::make_unique<AlignedBytes>(need);
+  REQUIRE((*mem)->p);
+  amxqa_session* s = nullptr;
+  const amxqa_status init = amxqa_session_init(model, &opt, (*mem)->p, need, &s);
+  const std::string init_error = amxqa_last_error(nullptr);
+  INFO(init_error);
+  REQUIRE(init == AMXQA_OK);
+  REQUIRE(amxqa_session_isa(s) == isa);
+  return s;
+}
+
 std::map<std::string, std::string> load_passages() {
   std::map<std::string, std::string> passages;
   const std::string lighthouse = std::string(AMXQA_SOURCE_DIR) + "/samples/data/lighthouse.txt";
@@ -187,19 +206,8 @@ TEST_CASE("default model: exact spans or abstentions, no allocation, determinist
   for (amxqa_isa isa : supported_isas()) {
     const std::string isa_name = amxqa_isa_name(isa);
     CAPTURE(isa_name);
-    amxqa_session_options opt;
-    amxqa_session_options_default(&opt);
-    opt.isa = isa;
-    const size_t need = amxqa_session_size(model.get(), &opt);
-    REQUIRE(need > 0);
-    AlignedBytes mem(need);
-    REQUIRE(mem.p);
-    amxqa_session* s = nullptr;
-    const amxqa_status init = amxqa_session_init(model.get(), &opt, mem.p, need, &s);
-    const std::string init_error = amxqa_last_error(nullptr);
-    INFO(init_error);
-    REQUIRE(init == AMXQA_OK);
-    REQUIRE(amxqa_session_isa(s) == isa);
+    std::unique_ptr<AlignedBytes> mem;
+    amxqa_session* s = isa_session(model.get(), isa, &mem);
 
     std::vector<char> out(1024);
     for (size_t i = 0; i < n_questions; ++i) {
@@ -251,6 +259,53 @@ TEST_CASE("default model: exact spans or abstentions, no allocation, determinist
     for (size_t i = 0; i < answers.size(); ++i) same += answers[i].text == ref[i].text;
     MESSAGE(std::string(amxqa_isa_name(isa)) << ": " << same << "/" << answers.size()
             << " answers equal to scalar's");
+  }
+}
+
+TEST_CASE("the shipped model: calibrated; abstains off topic, answers on topic, on every ISA") {
+  if (const char* env = std::getenv("AMXQA_DEFAULT_MODEL_PATH"); env && *env) {
+    MESSAGE("AMXQA_DEFAULT_MODEL_PATH is set: these answers are the shipped model's; skipped");
+    return;
+  }
+  OpenModel model(default_model_path());
+  amxqa_model_info info = amxqa_model_info_init();
+  REQUIRE(amxqa_model_get_info(model.get(), &info) == AMXQA_OK);
+  CHECK(info.calibrated == 1);
+  CHECK(std::isfinite(info.no_answer_threshold));
+  std::string lighthouse;
+  REQUIRE(read_file(std::string(AMXQA_SOURCE_DIR) + "/samples/data/lighthouse.txt", &lighthouse));
+  struct Case {
+    const char* question;
+    const char* answer;  // nullptr: the passage does not say
+  };
+  const Case cases[] = {{"Who designed the present tower?", "James Douglass"},
+                        {"When was the present tower completed?", "1882"},
+                        {"What is the capital of France?", nullptr},
+                        {"Who won the Super Bowl?", nullptr},
+                        {"How tall is the Eiffel Tower?", nullptr}};
+  for (amxqa_isa isa : supported_isas()) {
+    const std::string isa_name = amxqa_isa_name(isa);
+    CAPTURE(isa_name);
+    std::unique_ptr<AlignedBytes> mem;
+    amxqa_session* s = isa_session(model.get(), isa, &mem);
+    for (const Case& c : cases) {
+      CAPTURE(c.question);
+      char out[256];
+      amxqa_answer_info ai = amxqa_answer_info_init();
+      REQUIRE(amxqa_answer(s, c.question, std::strlen(c.question), lighthouse.data(), lighthouse.size(), out,
+                           sizeof out, &ai) == AMXQA_OK);
+      CHECK(ai.no_answer_threshold == info.no_answer_threshold);
+      CHECK(ai.probability >= 0.f);
+      CHECK(ai.probability <= 1.f);
+      if (c.answer) {
+        CHECK(ai.abstained == 0);
+        CHECK(std::string(out) == c.answer);
+      } else {
+        CHECK(ai.abstained == 1);
+        CHECK(ai.no_answer_margin > info.no_answer_threshold);
+      }
+    }
+    amxqa_session_finish(s);
   }
 }
 

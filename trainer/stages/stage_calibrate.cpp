@@ -127,8 +127,13 @@ void stage_calibrate(RunContext& ctx) {
   }
   const eval::Sweep sweep = eval::sweep_thresholds(items, 12, max_refusal);
   const std::string name = data.substr(data.find_last_of('/') + 1);
-  const std::string method = eval::describe_choice(sweep, name, max_refusal);
-  std::fprintf(stderr, "[calibrate] threshold %g: %s\n", double(sweep.best.threshold), method.c_str());
+  const std::string method = eval::describe_choice(name, max_refusal);
+  const eval::SweepPoint& b = sweep.best;
+  std::fprintf(stderr,
+               "[calibrate] threshold %g (%s): %zu questions, EM %.1f / F1 %.1f, no-answer %.1f%%, over-refusal "
+               "%.1f%%\n",
+               double(b.threshold), method.c_str(), b.n_has + b.n_no, b.em, b.f1, b.no_answer_accuracy,
+               b.over_refusal);
   {
     std::ofstream f(out + ".tmp", std::ios::binary | std::ios::trunc);
     f << eval::sweep_json(sweep, path, name, method);

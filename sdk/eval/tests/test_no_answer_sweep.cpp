@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "amxqa.h"
 #include "no_answer_sweep.h"
 
 using namespace amxqa::eval;
@@ -69,7 +70,9 @@ TEST_CASE("thresholds file: round trip and clear errors") {
   }
   REQUIRE(parse_threshold_json("{\"best\": {\"threshold\": 1e300}}", &t, &error));
   CHECK(t == FLT_MAX);  // clamped to a float: never abstains
-  CHECK(describe_choice(s, "d.json", 100).find("d.json, 4 questions") != std::string::npos);
+  CHECK(describe_choice("d.json", 100) == "best F1 on d.json");
+  CHECK(describe_choice("d.json", 15) == "best F1 with over-refusal <= 15% on d.json");
+  CHECK(describe_choice("dev-v2.0-calib.json.gz", 15).size() < sizeof(amxqa_model_info{}.calibration_method));
 }
 
 }  // TEST_SUITE
