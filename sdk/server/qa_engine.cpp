@@ -1,5 +1,6 @@
 #include "qa_engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -17,9 +18,11 @@ bool SessionPool::open(const amxqa::Model& model, const amxqa_session_options& o
   workers_.reserve(n);
   free_.clear();
   free_.reserve(n);
+  amxqa_session_options o = options;
+  o.max_top_k = kMaxTopK;  // a fixed copy of the decoding state per session, whatever top_k asks
   for (size_t i = 0; i < n; ++i) {
     Worker w;
-    w.session = amxqa::Session::create(model, options);
+    w.session = amxqa::Session::create(model, o);
     if (!w.session.ok()) {
       *error = std::string("cannot create session ") + std::to_string(i + 1) + " of " + std::to_string(n) +
                ": " + w.session.status().name() + ": " + w.session.status().message;
@@ -27,6 +30,7 @@ bool SessionPool::open(const amxqa::Model& model, const amxqa_session_options& o
       return false;
     }
     w.out.resize(kAnswerBufferBytes);
+    w.spans.assign(kMaxTopK, amxqa_span_init());
     w.max_passage_tokens = options.max_passage_tokens;
     workers_.push_back(std::move(w));
     free_.push_back(i);
@@ -77,17 +81,36 @@ QaError answer_request(Worker& w, const QaRequest& req, QaAnswer* out) {
     if (st != AMXQA_OK) return make_error(422, "invalid_field", std::string("\"threshold\": ") + amxqa_last_error(s));
   }
   amxqa_answer_info info = amxqa_answer_info_init();
-  const amxqa_status st = amxqa_answer(s, req.question.data(), req.question.size(), req.context.data(),
-                                       req.context.size(), w.out.data(), w.out.size(), &info);
+  out->candidates.clear();
+  size_t n_spans = 0;
+  const amxqa_status st =
+      req.top_k > 1 ? amxqa_answer_topk(s, req.question.data(), req.question.size(), req.context.data(),
+                                        req.context.size(), w.spans.data(), req.top_k, &n_spans, &info)
+                    : amxqa_answer(s, req.question.data(), req.question.size(), req.context.data(),
+                                   req.context.size(), w.out.data(), w.out.size(), &info);
   // NaN restores the session's own threshold, so the next request starts clean.
   if (req.has_threshold) amxqa_session_set_threshold(s, NAN);
   if (st != AMXQA_OK && st != AMXQA_ERR_OUTPUT_TOO_SMALL) return status_error(st, w);
 
   out->no_answer = info.abstained != 0;
   out->score = info.probability;
+  for (size_t i = 0; i < n_spans; ++i) {
+    const uint64_t b = std::min<uint64_t>(w.spans[i].begin, req.context.size());
+    const uint64_t e = std::min<uint64_t>(std::max(w.spans[i].end, b), req.context.size());
+    out->candidates.emplace_back();
+    QaCandidate& c = out->candidates.back();
+    c.text.assign(req.context, b, e - b);
+    c.score = w.spans[i].score;
+    c.start = b;
+    c.end = e;
+  }
   if (out->no_answer) {
     out->text.clear();
     out->start = out->end = 0;
+  } else if (st == AMXQA_OK && req.top_k > 1) {  // spans[0] is amxqa_answer's answer
+    out->text = out->candidates.empty() ? std::string() : out->candidates.front().text;
+    out->start = out->candidates.empty() ? 0 : out->candidates.front().start;
+    out->end = out->candidates.empty() ? 0 : out->candidates.front().end;
   } else if (st == AMXQA_OK) {
     out->text.assign(w.out.data(), std::strlen(w.out.data()));
     out->start = info.span_begin;

@@ -20,6 +20,7 @@ namespace amxqa::serve {
 struct Worker {
   amxqa::Session session;
   std::vector<char> out;  // answer bytes; a longer answer is taken from the context span
+  std::vector<amxqa_span> spans;  // kMaxTopK, for requests with top_k > 1
   uint32_t max_passage_tokens = 0;
 };
 

@@ -23,8 +23,8 @@ struct QaError {
 
 QaError make_error(int http_status, const char* code, std::string message);
 
-// top_k is accepted up to this; the runtime has no top-k yet, so every
-// answer has at most one candidate whatever top_k asks (README, --help).
+// top_k is accepted up to this (amxqa_answer_topk; sessions are made with
+// max_top_k = kMaxTopK). Fewer come back when fewer distinct spans exist.
 constexpr uint32_t kMaxTopK = 100;
 
 struct QaRequest {

@@ -30,7 +30,9 @@ std::string answer_body(const QaAnswer& a) {
   put_span(j, a);
   j["no_answer"] = a.no_answer;
   json candidates = json::array();
-  if (!a.no_answer) {
+  for (const QaCandidate& k : a.candidates)
+    candidates.push_back({{"answer", k.text}, {"score", k.score}, {"start", k.start}, {"end", k.end}});
+  if (a.candidates.empty() && !a.no_answer) {
     json c = json::object();
     put_span(c, a);
     candidates.push_back(std::move(c));

@@ -6,10 +6,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "qa_request.h"
 
 namespace amxqa::serve {
+
+// One of the top_k spans (amxqa_answer_topk).
+struct QaCandidate {
+  std::string text;      // context[start, end)
+  float score = 0.f;     // the span's probability, as QaAnswer::score
+  uint64_t start = 0, end = 0;
+};
 
 struct QaAnswer {
   std::string text;      // exact passage bytes; "" when no_answer
@@ -17,11 +25,14 @@ struct QaAnswer {
   uint64_t start = 0;    // text == context[start, end) (byte offsets); 0, 0 when no_answer
   uint64_t end = 0;
   bool no_answer = false;
+  // With top_k > 1: the best spans, [0] the answer itself; empty otherwise
+  // (candidates then holds the answer alone). Reused: clear() keeps capacity.
+  std::vector<QaCandidate> candidates;
 };
 
 // {"answer","score","start","end","no_answer","candidates":[{"answer","score","start","end"}]}.
-// The runtime has no top-k yet: candidates holds the one best span (none on
-// no_answer), whatever top_k asked.
+// candidates: QaAnswer::candidates when the request asked for top_k > 1, else
+// the answer's one span (none on no_answer).
 std::string answer_body(const QaAnswer& a);
 
 // {"error":{"code","message"}}

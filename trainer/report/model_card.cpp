@@ -35,6 +35,10 @@ std::string model_card_markdown(const CardInput& in) {
                 format_count(double(in.weight_bytes)).c_str(), in.vocab, in.vocab_masked,
                 format_count(double(in.tokens_seen)).c_str());
   s += buf;
+  if (in.session_bytes)
+    s += "- session memory (amxqa_session_size, default options): " + std::to_string(in.session_bytes) +
+         " bytes at 4,096 passage tokens, of which " + std::to_string(in.session_bytes_per_token) +
+         " bytes per passage token\n\n";
   s += "## Results by post-training round (SQuAD v1.1 open dev split)\n\n";
   s += rounds_table(in.rounds);
   s += "\nRounds are scored on a subset (eval.round_limit questions); the final row below uses eval.limit. "

@@ -20,6 +20,7 @@ struct CardInput {
   std::string model_name, model_path, recipe_name, arch_line, dtype;
   unsigned long long params = 0, active_params = 0, weight_bytes = 0, tokens_seen = 0;
   unsigned vocab = 0, vocab_masked = 0;
+  unsigned long long session_bytes = 0, session_bytes_per_token = 0;  // amxqa_session_size
   std::vector<std::string> data_digests;
   std::vector<CardRound> rounds;
   std::string final_scores;     // one Markdown paragraph

@@ -88,9 +88,15 @@ void stage_eval(RunContext& ctx) {
   QaEval e;
   std::vector<ProbeResult> probes;
   amxqa_model_info info = amxqa_model_info_init();
+  size_t session_bytes = 0, session_per_token = 0;
   {
     CapiModel m(path);
     info = m.info();
+    amxqa_session_options o;
+    amxqa_session_options_default(&o);
+    session_bytes = amxqa_session_size(m.model(), &o);
+    o.max_passage_tokens *= 2;
+    session_per_token = (amxqa_session_size(m.model(), &o) - session_bytes) / (o.max_passage_tokens / 2);
     QaEvalOptions opt;
     opt.limit = c.eval_limit;
     opt.seed = c.seed;
@@ -142,6 +148,8 @@ void stage_eval(RunContext& ctx) {
   card.tokens_seen = state.tokens_seen;
   card.vocab = info.vocab_size;
   card.vocab_masked = info.vocab_masked;
+  card.session_bytes = session_bytes;
+  card.session_bytes_per_token = session_per_token;
   card.data_digests = make_model_spec(ctx, model, state, tok.data, mask, {}, "").provenance.data_digests;
   for (const RoundRow& r : read_rounds(ctx.out(kRoundsFile)))
     card.rounds.push_back({r.round, r.name, r.em, r.f1, r.stop_rate, r.over_refusal, r.abstention, r.tokens, r.wall_s});

@@ -5,7 +5,7 @@
 
 Starts the server on a free port (--port 0; the port is read from its stderr), waits for
 /health, then checks: /health and /v1/model; answers (offsets into the context, score in 0..1,
-at most one candidate whatever top_k) and that concurrent requests from several client threads
+at most top_k candidates, distinct, the first the answer) and that concurrent requests from several client threads
 get the same answers as one at a time; every bad-input class with its status and JSON error
 body; a soak of SOAK requests with the server's VmRSS flat within 1 MiB after warm-up; a
 request in flight when SIGTERM arrives is finished; exit code 0 on SIGTERM and on SIGINT.
@@ -84,7 +84,7 @@ def request(port, method, path, body=None, conn=None):
     return r.status, json.loads(data)
 
 
-def check_answer(name, reply, context):
+def check_answer(name, reply, context, top_k=1):
     status, a = reply
     check(status == 200, "%s: status %s %r" % (name, status, a))
     if status != 200:
@@ -92,7 +92,13 @@ def check_answer(name, reply, context):
     keys = {"answer", "score", "start", "end", "no_answer", "candidates"}
     check(set(a) == keys, "%s: keys %s" % (name, sorted(a)))
     check(0.0 <= a["score"] <= 1.0, "%s: score %r" % (name, a["score"]))
-    check(len(a["candidates"]) <= 1, "%s: %d candidates (the runtime has no top-k)" % (name, len(a["candidates"])))
+    check(len(a["candidates"]) <= top_k, "%s: %d candidates for top_k %d" % (name, len(a["candidates"]), top_k))
+    spans = [(c["start"], c["end"]) for c in a["candidates"]]
+    check(len(set(spans)) == len(spans), "%s: repeated candidate spans %r" % (name, spans))
+    for c in a["candidates"]:
+        check(0.0 <= c["score"] <= 1.0, "%s: candidate score %r" % (name, c["score"]))
+        span = context.encode()[c["start"]:c["end"]].decode("utf-8", "replace")
+        check(span == c["answer"], "%s: candidate context[%d:%d] = %r, not %r" % (name, c["start"], c["end"], span, c["answer"]))
     if not a["no_answer"]:
         span = context.encode()[a["start"]:a["end"]].decode("utf-8", "replace")
         check(span == a["answer"], "%s: context[%d:%d] = %r, answer %r" % (name, a["start"], a["end"], span, a["answer"]))
@@ -118,7 +124,7 @@ def check_answers(port, passage):
         check_answer("answer %r" % q, reply, passage)
         expected[q] = reply[1]
     reply = request(port, "POST", "/v1/answer", {"question": questions[0], "context": passage, "top_k": 5})
-    check_answer("top_k 5", reply, passage)
+    check_answer("top_k 5", reply, passage, top_k=5)
     reply = request(port, "POST", "/v1/answer", {"question": questions[0], "context": passage, "threshold": -1000.0})
     check(reply[0] == 200 and reply[1]["no_answer"], "threshold -1000 abstains: %r" % (reply,))
     reply = request(port, "POST", "/v1/answer", {"question": questions[0], "context": passage})
