@@ -67,7 +67,9 @@ class SessionOptions(ctypes.Structure):
         ("use_vocab_mask", ctypes.c_uint8),
         ("whole_words", ctypes.c_uint8),
         ("override_threshold", ctypes.c_uint8),
-        ("reserved", ctypes.c_uint8 * 4),
+        ("windows", ctypes.c_uint8),
+        ("max_top_k", ctypes.c_uint8),
+        ("window_overlap", ctypes.c_uint16),
         ("no_answer_threshold", ctypes.c_float),
     ]
 
@@ -90,6 +92,19 @@ class AnswerInfo(_Sized):
         ("probability", ctypes.c_float),
         ("no_answer_margin", ctypes.c_float),
         ("no_answer_threshold", ctypes.c_float),
+        ("windows", ctypes.c_uint32),
+        ("window", ctypes.c_uint32),
+    ]
+
+
+class Span(_Sized):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("score", ctypes.c_float),
+        ("begin", ctypes.c_uint64),
+        ("end", ctypes.c_uint64),
+        ("window", ctypes.c_uint32),
+        ("answer_tokens", ctypes.c_uint32),
     ]
 
 
@@ -123,6 +138,8 @@ def _declare(lib):
         "amxqa_answer_stream": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.c_char_p, c.c_size_t, TOKEN_FN,
                                           c.c_void_p, c.POINTER(AnswerInfo)]),
         "amxqa_session_set_threshold": (c.c_int, [c.c_void_p, c.c_float]),
+        "amxqa_answer_topk": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.c_char_p, c.c_size_t, c.POINTER(Span),
+                                        c.c_size_t, c.POINTER(c.c_size_t), c.POINTER(AnswerInfo)]),
         "amxqa_tokenize": (c.c_size_t, [c.c_void_p, c.c_char_p, c.c_size_t, c.POINTER(c.c_uint32),
                                         c.c_size_t]),
         "amxqa_token_bytes": (c.c_void_p, [c.c_void_p, c.c_uint32, c.POINTER(c.c_size_t)]),

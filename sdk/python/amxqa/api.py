@@ -250,11 +250,13 @@ class Session:
     no_answer_margin > threshold (math.inf: never abstains on a scored passage).
     `threshold_file` reads it from the JSON that `amxqa calibrate --out` writes
     (best.threshold); a malformed file is a ValueError. Give at most one of the two.
+    `max_top_k` bounds answer_topk(). `windows=True` answers a passage over
+    max_passage_tokens in windows sharing `window_overlap` tokens (amxqa.h "Long passages").
     """
 
     def __init__(self, model, max_passage_tokens=4096, isa="auto", max_question_tokens=None,
                  max_answer_tokens=None, extractive=True, use_vocab_mask=True, whole_words=True,
-                 threshold=None, threshold_file=None):
+                 threshold=None, threshold_file=None, max_top_k=1, windows=False, window_overlap=0):
         lib = _library()
         if threshold is not None and threshold_file is not None:
             raise ValueError("give threshold or threshold_file, not both")
@@ -272,6 +274,9 @@ class Session:
         opt.extractive = 1 if extractive else 0
         opt.use_vocab_mask = 1 if use_vocab_mask else 0
         opt.whole_words = 1 if whole_words else 0
+        opt.max_top_k = max_top_k
+        opt.windows = 1 if windows else 0
+        opt.window_overlap = window_overlap
         if threshold is not None:
             opt.override_threshold = 1
             opt.no_answer_threshold = _threshold_value(threshold)
@@ -349,6 +354,29 @@ class Session:
         if text:
             deliver(decoder.decode(b"", final=True))
         return self._result(passage, p, b"".join(pieces))
+
+    def answer_topk(self, question, passage, k):
+        """Up to k distinct candidate spans (amxqa_answer_topk), as Answers with
+        `probability` the span's score; the first is answer()'s answer, the rest follow by
+        score. An abstention gives []. k is capped by the session's max_top_k."""
+        self._open()
+        q = _bytes(question, "question")
+        p = _bytes(passage, "passage")
+        spans = (_native.Span * max(k, 1))()
+        for s in spans:
+            s.struct_size = ctypes.sizeof(_native.Span)
+        n = ctypes.c_size_t(0)
+        status = _library().amxqa_answer_topk(self._handle, q, len(q), p, len(p), spans, k, ctypes.byref(n),
+                                              ctypes.byref(self._info))
+        _check(status, self._handle)
+        out = []
+        for s in spans[:n.value]:
+            info = _native.AnswerInfo.from_buffer_copy(self._info)
+            info.span_begin, info.span_end, info.probability = s.begin, s.end, s.score
+            info.answer_tokens = s.answer_tokens
+            raw = p[s.begin:s.end]
+            out.append(Answer(raw, info, passage, p) if isinstance(passage, str) else Answer(raw, info))
+        return out
 
     def answer_many(self, pairs):
         """Answers each (question, passage) of `pairs` in order; returns the list of
