@@ -14,9 +14,10 @@ exact substring of the passage (the model is random: only the property is checke
 python.sh points the Python package at the installed library itself ($AMXQA_LIBRARY), so the
 test runs without AMXQA_LIBRARY in its environment.
 
-The CLI blocks (serve.sh, batch.sh) need no install and run on their own, serve.sh with $PORT
-set to a free port; their last lines must be the JSON answers they document. serve.sh is
-skipped (and says so) where curl is missing: curl is not a build dependency.
+The CLI blocks (serve.sh, batch.sh, dask.sh) need no install and run on their own, serve.sh
+with $PORT set to a free port, dask.sh with $PYTHON a python3 that imports dask.distributed;
+their last lines must be the JSON answers they document. serve.sh is skipped (and says so)
+where curl is missing (curl is not a build dependency), dask.sh where no python3 has Dask.
 """
 import json
 import os
@@ -28,10 +29,11 @@ import sys
 
 # Blocks the README must contain, and the shell blocks run, in this order.
 REQUIRED = ["install.sh", "app/ask.c", "app/CMakeLists.txt", "cmake.sh", "pkg-config.sh", "ask.py", "python.sh",
-            "serve.sh", "batch.sh"]
+            "serve.sh", "batch.sh", "dask.sh"]
 RUN = ["cmake.sh", "pkg-config.sh", "python.sh"]
 # CLI blocks, run without the install: how many JSON answer lines end their output.
-CLI_RUN = {"serve.sh": 1, "batch.sh": 2}
+# dask.sh answers batch.sh's questions.jsonl, so it runs after it.
+CLI_RUN = {"serve.sh": 1, "batch.sh": 2, "dask.sh": 2}
 SNIPPET = re.compile(r"^<!-- readme-test: (\S+) -->\n```[a-z]*\n(.*?)^```$", re.M | re.S)
 
 
@@ -49,6 +51,15 @@ def run(script, work, env):
     if p.returncode != 0:
         fail("%s exited with %d" % (script, p.returncode))
     return p.stdout
+
+
+def dask_python():
+    """Debian's python3 first (python3-distributed installs for it, not for another
+    python3 earlier on PATH), else python3; "" when neither imports dask.distributed."""
+    for exe in ("/usr/bin/python3", shutil.which("python3") or ""):
+        if exe and subprocess.run([exe, "-c", "import dask.distributed"], capture_output=True).returncode == 0:
+            return exe
+    return ""
 
 
 def free_port():
@@ -88,6 +99,7 @@ def main(argv):
     os.makedirs(os.path.join(work, "samples", "data"))
     os.symlink(os.path.abspath(build), os.path.join(work, "build"))
     os.symlink(os.path.join(source, "sdk", "python"), os.path.join(work, "sdk", "python"))
+    os.symlink(os.path.join(source, "samples", "python"), os.path.join(work, "samples", "python"))
     shutil.copy(os.path.join(source, "samples", "data", "lighthouse.txt"), os.path.join(work, "samples", "data"))
     shutil.copy(model, os.path.join(work, "sdk", "models", "default.amxqa"))
     for name, body in snippets.items():
@@ -114,7 +126,11 @@ def main(argv):
         if name == "serve.sh" and not shutil.which("curl"):
             print("%s: SKIPPED: no curl on PATH" % name)
             continue
-        check_json_answers(name, run(name, work, dict(env, PORT=str(free_port()))), count, passage)
+        if name == "dask.sh" and not dask_python():
+            print("%s: SKIPPED: no python3 here imports dask.distributed" % name)
+            continue
+        check_json_answers(name, run(name, work, dict(env, PORT=str(free_port()), PYTHON=dask_python())), count,
+                           passage)
     return 0
 
 
