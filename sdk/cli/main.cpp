@@ -31,7 +31,7 @@ void usage(FILE* to) {
                "amxqa %s: extractive question answering on one CPU core\n\n"
                "usage: amxqa <command> [options]    (amxqa <command> --help for its options)\n\n",
                amxqa_version());
-  for (const Command& c : kCommands) std::fprintf(to, "  %-8s %s\n", c.name, c.summary);
+  for (const Command& c : kCommands) std::fprintf(to, "  %-10s %s\n", c.name, c.summary);
   std::fprintf(to,
                "\nThe model defaults to $AMXQA_MODEL, then the bundled default.amxqa.\n"
                "Exit status: 0 success, 1 failure, 2 usage error.\n");
