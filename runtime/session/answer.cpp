@@ -28,8 +28,7 @@ uint64_t now_ns() {
 // A question of only ASCII white space (or none) asks nothing.
 bool all_space(const char* q, size_t n) {
   for (size_t i = 0; i < n; ++i)
-    if (!(q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r' || q[i] == '\v' || q[i] == '\f'))
-      return false;
+    if (!is_ascii_space(q[i])) return false;
   return true;
 }
 

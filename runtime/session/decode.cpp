@@ -8,11 +8,12 @@
 #include "session/forward.h"
 
 namespace amxqa {
-namespace {
 
 bool is_ascii_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
+
+namespace {
 
 // Word characters for the whole-words rule: ASCII letters and digits, and
 // non-ASCII code points except Latin-1 punctuation (U+0080–U+00BF: no-break

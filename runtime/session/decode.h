@@ -10,6 +10,10 @@
 
 namespace amxqa {
 
+// ASCII white space (space, \t, \n, \v, \f, \r): what spans are trimmed of,
+// and what a question made only of is empty.
+bool is_ascii_space(char c);
+
 // May `id` be generated as an ordinary (non-special) token: never PAD, BOS,
 // ANS, EOT or ABSTAIN (those are added by the step rules), and, with
 // use_vocab_mask, only ids the model's vocabulary mask allows.

@@ -6,12 +6,12 @@
 #include <cstdio>
 #include <fstream>
 
+#include "calibration_pass.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "eval_run.h"
 #include "no_answer_sweep.h"
 #include "progress_bar.h"
-#include "squad/squad_metrics.h"
 
 namespace amxqa::cli {
 
@@ -61,36 +61,16 @@ int cmd_calibrate(int argc, char** argv, int first) {
     return usage_error(cmd, "--limit, --steps and --max-over-refusal (0..100) take non-negative integers");
   amxqa_session_options options;
   if (!session_options(cmd, args, &options)) return kExitUsage;
-  options.override_threshold = 1;  // every span and margin: abstention is decided below
-  options.no_answer_threshold = INFINITY;
 
   eval::EvalSet set;
   amxqa::Model model;
   amxqa::Session session;
   if (!open_eval_run(cmd, args, limit, args.get("out"), options, &set, &model, &session)) return kExitFailure;
 
-  std::vector<eval::CalibrationItem> items;
   size_t failures = 0;
-  amxqa::Answer a;
   ProgressBar bar(set.questions.size());
-  for (size_t i = 0; i < set.questions.size(); ++i) {
-    const eval::EvalQuestion& q = set.questions[i];
-    eval::CalibrationItem it;
-    it.impossible = q.impossible;
-    if (session.answer(q.question, set.contexts[q.context], &a) == AMXQA_OK) {
-      it.margin = a.no_answer_margin;
-      const std::string pred = a.abstained ? "" : a.text;
-      if (!q.impossible) {
-        it.em = amxqa::train::best_exact_match(pred, q.answers);
-        it.f1 = amxqa::train::best_f1(pred, q.answers);
-      }
-    } else {
-      ++failures;  // counted as an abstention at every threshold
-      it.margin = INFINITY;
-    }
-    items.push_back(it);
-    bar.update(i + 1, "");
-  }
+  const std::vector<eval::CalibrationItem> items =
+      eval::calibration_pass(session, set, [&](size_t done) { bar.update(done, ""); }, &failures);
   bar.finish();
 
   const eval::Sweep sweep = eval::sweep_thresholds(items, steps, double(max_refusal));

@@ -1,7 +1,5 @@
 #include "worker_options.h"
 
-#include <cmath>
-#include <cstdlib>
 #include <string>
 
 namespace amxqa::cli {

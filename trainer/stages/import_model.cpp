@@ -1,13 +1,12 @@
 #include "stages/import_model.h"
 
-#include <flatbuffers/flatbuffers.h>
-
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 
+#include "amxqa.h"
 #include "amxqa_generated.h"
 #include "kernels/bf16_inline.h"
 #include "model/train_model.h"
@@ -81,8 +80,14 @@ void import_init_model(RunContext& ctx) {
                     stop = ctx.out(stage_checkpoint("sft_stop"));
   if (file_exists(tok_out) && file_exists(pre) && file_exists(stop)) return;
   const std::vector<uint8_t> bytes = read_file(path);
-  flatbuffers::Verifier v(bytes.data(), bytes.size());
-  if (!fb::VerifyModelBuffer(v)) throw std::runtime_error("init.model " + path + ": not a valid .amxqa model");
+  // The runtime's own validator (every check amxqa_model_open makes), not a second one.
+  std::string why;
+  const auto first_failure = [](void* user, amxqa_status, const char* message) {
+    auto* w = static_cast<std::string*>(user);
+    if (w->empty()) *w = message ? message : "";
+  };
+  if (amxqa_model_verify(bytes.data(), bytes.size(), first_failure, &why) != AMXQA_OK)
+    throw std::runtime_error("init.model " + path + ": not a valid .amxqa model: " + why);
   const fb::Model& m = *fb::GetModel(bytes.data());
   const ArchConfig& arch = ctx.cfg.arch;
   check_arch(*m.arch(), arch, path);

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "amxqa.hpp"
+#include "calibration_pass.h"
 #include "report/reliability_svg.h"
 #include "no_answer_sweep.h"
 #include "squad/squad_metrics.h"
@@ -104,27 +105,11 @@ void stage_calibrate(RunContext& ctx) {
 
   amxqa::Model model = amxqa::Model::open_file(path);
   if (!model.ok()) throw std::runtime_error(path + ": " + model.status().message);
-  amxqa_session_options o = amxqa::default_options();
-  o.override_threshold = 1;  // every span and margin: the sweep decides abstention
-  o.no_answer_threshold = INFINITY;
-  amxqa::Session session = amxqa::Session::create(model, o);
+  amxqa::Session session = amxqa::Session::create(model, amxqa::default_options());
   if (!session.ok()) throw std::runtime_error("calibrate: " + session.status().message);
-
-  std::vector<eval::CalibrationItem> items;
-  amxqa::Answer a;
-  for (const eval::EvalQuestion& q : set.questions) {
-    eval::CalibrationItem it;
-    it.impossible = q.impossible;
-    it.margin = INFINITY;  // a failed answer counts as an abstention
-    if (session.answer(q.question, set.contexts[q.context], &a) == AMXQA_OK) {
-      it.margin = a.no_answer_margin;
-      if (!q.impossible && !a.abstained) {
-        it.em = best_exact_match(a.text, q.answers);
-        it.f1 = best_f1(a.text, q.answers);
-      }
-    }
-    items.push_back(it);
-  }
+  size_t failures = 0;
+  const std::vector<eval::CalibrationItem> items = eval::calibration_pass(session, set, {}, &failures);
+  if (failures) std::fprintf(stderr, "[calibrate] %zu questions failed (scored as abstentions)\n", failures);
   const eval::Sweep sweep = eval::sweep_thresholds(items, 12, max_refusal);
   const std::string name = data.substr(data.find_last_of('/') + 1);
   const std::string method = eval::describe_choice(name, max_refusal);

@@ -12,20 +12,18 @@ bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || (static_cast<unsigned char>(c) & 0x80);
 }
 
-// A word worth swapping: a number (any digit) or a capitalised word of 3+
-// bytes; the question's first word is skipped (capitalised as a sentence start).
-bool swappable(const std::string& w, bool first) {
-  if (w.size() < 2) return false;
-  bool digit = false;
-  for (char c : w) digit |= std::isdigit(static_cast<unsigned char>(c)) != 0;
-  if (digit) return true;
-  return !first && w.size() >= 3 && std::isupper(static_cast<unsigned char>(w[0]));
-}
-
 bool is_number(const std::string& w) {
   for (char c : w)
     if (std::isdigit(static_cast<unsigned char>(c))) return true;
   return false;
+}
+
+// A word worth swapping: a number (any digit) or a capitalised word of 3+
+// bytes; the question's first word is skipped (capitalised as a sentence start).
+bool swappable(const std::string& w, bool first) {
+  if (w.size() < 2) return false;
+  if (is_number(w)) return true;
+  return !first && w.size() >= 3 && std::isupper(static_cast<unsigned char>(w[0]));
 }
 
 // Word byte ranges [b, e) of `t`: maximal runs of letters, digits and UTF-8.
