@@ -23,6 +23,7 @@
 #include "stages/capi_model.h"
 #include "stages/sft_data.h"
 #include "stages/tokenizer_file.h"
+#include "stages/unanswerable.h"
 #include "data/pieces.h"
 #include "recipe/recipe.h"
 #include "recipe/run_config.h"
@@ -482,6 +483,45 @@ TEST_CASE("sft sets: instruction spans end with EOT; abstention mix follows the 
   ExampleSource src2(mix.train, 5, nullptr, 0.0);
   for (uint64_t c = 0; c < 100; ++c) CHECK(&src.at(c) != nullptr);
   CHECK(src.at(57).tokens == src2.at(57).tokens);
+}
+
+TEST_CASE("unanswerable kinds: each makes a question its passage cannot answer") {
+  std::vector<SquadArticle> arts(1);
+  const char* ctx[] = {
+      "The largest castle was built by the Normans in 1066. It stood in Dover. Its walls were thick.",
+      "Rollo was a Viking leader. He ruled Normandy from Rouen. His son was William Longsword.",
+      "The castle walls were built of stone by the Normans. The castle builders came from Caen."};
+  for (const char* c : ctx) {
+    SquadParagraph par;
+    par.context = c;
+    arts[0].paragraphs.push_back(par);
+  }
+  const std::string& p0 = arts[0].paragraphs[0].context;
+  arts[0].paragraphs[0].qas.push_back(
+      {"q0", "What was the largest castle built by the Normans in Dover?", {"1066"}, {int64_t(p0.find("1066"))}});
+  Rng rng(7);
+  Unanswerable u;
+  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::negation, rng, &u));
+  CHECK(u.question == "What was not the largest castle built by the Normans in Dover?");
+  CHECK(u.passage == p0);
+  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::antonym_swap, rng, &u));
+  CHECK(u.question == "What was the smallest castle built by the Normans in Dover?");
+  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::entity_swap, rng, &u));
+  CHECK(u.question != arts[0].paragraphs[0].qas[0].question);
+  CHECK(u.passage == p0);
+  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::answer_removed, rng, &u));
+  CHECK(u.passage.find("1066") == std::string::npos);
+  // Other paragraph: never one that holds the answer; the most similar (the
+  // castle paragraph) at least once in a few draws.
+  bool similar = false;
+  for (int i = 0; i < 8; ++i) {
+    REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::other_paragraph, rng, &u));
+    CHECK(u.passage != p0);
+    similar |= u.passage == arts[0].paragraphs[2].context;
+  }
+  CHECK(similar);
+  for (int k = 0; k < kUnanswerableKinds; ++k)
+    CHECK(std::string(unanswerable_kind_name(static_cast<UnanswerableKind>(k))) != "?");
 }
 
 TEST_CASE("tokenizer file round-trips and rejects garbage") {

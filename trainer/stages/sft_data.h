@@ -20,6 +20,7 @@
 #include "squad/squad_examples.h"
 #include "stages/corpus_data.h"
 #include "stages/train_loop.h"
+#include "stages/unanswerable.h"
 
 namespace amxqa::train {
 
@@ -27,7 +28,7 @@ struct SftSet {
   std::vector<Example> train, val;
   size_t skipped = 0;      // not mappable or longer than max_tokens
   size_t unanswerable = 0; // abstention examples in train
-  size_t by_kind[3] = {};   // of them, per UnanswerableKind (build_qa_set only)
+  size_t by_kind[kUnanswerableKinds] = {};   // of them, per UnanswerableKind (build_qa_set only)
 };
 
 // Sentences of a paragraph as byte ranges (split after . ! ? followed by a

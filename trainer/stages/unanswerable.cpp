@@ -51,8 +51,43 @@ bool has_word(const std::string& t, const std::string& w) {
   return false;
 }
 
+// Lower-cased words of 4+ bytes: what a question and a paragraph share.
+std::vector<std::string> content_words(const std::string& t) {
+  std::vector<std::string> out;
+  for (const auto& [b, e] : word_ranges(t)) {
+    if (e - b < 4) continue;
+    std::string w = t.substr(b, e - b);
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+size_t overlap(const std::vector<std::string>& qwords, const std::string& passage) {
+  std::string lower = passage;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t n = 0;
+  for (const std::string& w : qwords) n += has_word(lower, w);
+  return n;
+}
+
+// Half the time a random other paragraph; half the time the one that shares
+// the most words with the question (SQuAD 2.0's negatives look answerable:
+// the words match, the fact is absent).
 bool other_paragraph(const SquadArticle& art, size_t p, const SquadQa& qa, Rng& rng, Unanswerable* out) {
   if (art.paragraphs.size() < 2) return false;
+  if (rng.uniform() < 0.5) {
+    const auto qwords = content_words(qa.question);
+    size_t best = art.paragraphs.size(), best_overlap = 0;
+    for (size_t o = 0; o < art.paragraphs.size(); ++o) {
+      if (o == p || contains_any_answer(art.paragraphs[o].context, qa.answers)) continue;
+      const size_t v = overlap(qwords, art.paragraphs[o].context);
+      if (best == art.paragraphs.size() || v > best_overlap) best = o, best_overlap = v;
+    }
+    if (best == art.paragraphs.size()) return false;
+    *out = {qa.question, art.paragraphs[best].context};
+    return true;
+  }
   for (int attempt = 0; attempt < 4; ++attempt) {
     size_t other = rng.below(art.paragraphs.size() - 1);
     if (other >= p) ++other;
@@ -113,6 +148,54 @@ bool entity_swap(const SquadArticle& art, const SquadParagraph& para, const Squa
   return true;
 }
 
+
+// The question negated after its first auxiliary verb ("What was built" ->
+// "What was not built"): the paragraph states the positive fact, so the
+// negated question asks for something it does not say.
+bool negation(const SquadParagraph& para, const SquadQa& qa, Unanswerable* out) {
+  static const char* const kAux[] = {"is", "was", "are", "were", "did", "does", "do", "can", "could",
+                                     "has", "have", "had", "will", "would", "should"};
+  for (const auto& [b, e] : word_ranges(qa.question)) {
+    const std::string w = qa.question.substr(b, e - b);
+    for (const char* aux : kAux) {
+      if (w != aux) continue;
+      if (has_word(qa.question, "not") || has_word(qa.question, "never")) return false;
+      *out = {qa.question.substr(0, e) + " not" + qa.question.substr(e), para.context};
+      return true;
+    }
+  }
+  return false;
+}
+
+// A word of the question swapped for its antonym ("largest" -> "smallest"),
+// when the paragraph does not contain the antonym: the question keeps every
+// name the paragraph matches but asks for the opposite.
+bool antonym_swap(const SquadParagraph& para, const SquadQa& qa, Unanswerable* out) {
+  static const char* const kPairs[][2] = {
+      {"first", "last"},       {"largest", "smallest"}, {"biggest", "smallest"}, {"most", "least"},
+      {"highest", "lowest"},   {"earliest", "latest"},  {"before", "after"},     {"increase", "decrease"},
+      {"increased", "decreased"}, {"longest", "shortest"}, {"oldest", "youngest"}, {"best", "worst"},
+      {"north", "south"},      {"east", "west"},        {"more", "less"},        {"early", "late"},
+      {"win", "lose"},         {"won", "lost"},         {"start", "end"},        {"began", "ended"},
+      {"maximum", "minimum"},  {"major", "minor"},      {"public", "private"},   {"above", "below"},
+      {"inside", "outside"},   {"top", "bottom"},       {"upper", "lower"},      {"positive", "negative"},
+      {"allowed", "banned"},   {"strong", "weak"},      {"large", "small"},      {"high", "low"},
+  };
+  for (const auto& [b, e] : word_ranges(qa.question)) {
+    const std::string w = qa.question.substr(b, e - b);
+    for (const auto& pair : kPairs) {
+      for (int side = 0; side < 2; ++side) {
+        if (w != pair[side]) continue;
+        const std::string to = pair[1 - side];
+        if (has_word(para.context, to)) return false;
+        *out = {qa.question.substr(0, b) + to + qa.question.substr(e), para.context};
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* unanswerable_kind_name(UnanswerableKind k) {
@@ -120,6 +203,8 @@ const char* unanswerable_kind_name(UnanswerableKind k) {
     case UnanswerableKind::other_paragraph: return "other_paragraph";
     case UnanswerableKind::answer_removed: return "answer_removed";
     case UnanswerableKind::entity_swap: return "entity_swap";
+    case UnanswerableKind::negation: return "negation";
+    case UnanswerableKind::antonym_swap: return "antonym_swap";
   }
   return "?";
 }
@@ -134,6 +219,8 @@ bool make_unanswerable(const std::vector<SquadArticle>& train, size_t a, size_t 
     case UnanswerableKind::other_paragraph: return other_paragraph(art, p, qa, rng, out);
     case UnanswerableKind::answer_removed: return answer_removed(para, qa, out);
     case UnanswerableKind::entity_swap: return entity_swap(art, para, qa, rng, out);
+    case UnanswerableKind::negation: return negation(para, qa, out);
+    case UnanswerableKind::antonym_swap: return antonym_swap(para, qa, out);
   }
   return false;
 }

@@ -1,13 +1,18 @@
 // unanswerable.h — unanswerable questions made from SQuAD train only, in the
-// three kinds that look answerable (issue model-v2; SQuAD 2.0's own writers
-// used the same tricks):
+// five kinds that look answerable (SQuAD 2.0's own writers used the same
+// tricks: Rajpurkar et al., 2018, table 3):
 //   other_paragraph  the question over another paragraph of its article that
-//                    holds none of its answers (same topic, same names);
+//                    holds none of its answers (same topic, same names; half
+//                    of them the paragraph sharing the most question words);
 //   answer_removed   its own paragraph with every sentence that holds an
 //                    answer removed (the context stays, the fact goes);
 //   entity_swap      its own paragraph, but a name or number of the question
 //                    that the paragraph contains is swapped for one of the
-//                    same article that the paragraph does not contain.
+//                    same article that the paragraph does not contain;
+//   negation         its own paragraph, the question negated after its first
+//                    auxiliary verb ("was built" -> "was not built");
+//   antonym_swap     its own paragraph, a word of the question swapped for its
+//                    antonym ("largest" -> "smallest") that the paragraph lacks.
 // Each kind returns false when it cannot make a sound example (the caller
 // then tries another kind or keeps the answerable one).
 #pragma once
@@ -18,8 +23,8 @@
 
 namespace amxqa::train {
 
-enum class UnanswerableKind { other_paragraph, answer_removed, entity_swap };
-constexpr int kUnanswerableKinds = 3;
+enum class UnanswerableKind { other_paragraph, answer_removed, entity_swap, negation, antonym_swap };
+constexpr int kUnanswerableKinds = 5;
 const char* unanswerable_kind_name(UnanswerableKind k);
 
 struct Unanswerable {
