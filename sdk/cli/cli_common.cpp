@@ -23,19 +23,51 @@ int usage_error(const char* cmd, const std::string& message) {
   return kExitUsage;
 }
 
-int check_args(const char* cmd, const Args& args, const char* help_text) {
-  if (args.help()) {
-    std::fputs(help_text, stdout);
-    return kExitOk;
+int parse_args(const char* cmd, App& app, int argc, char** argv, int first, const std::string& help_text) {
+  std::string error;
+  switch (app.parse_args(argc, argv, first, &error)) {
+    case command_line::Parsed::kHelp:
+      std::fputs(help_text.c_str(), stdout);
+      return kExitOk;
+    case command_line::Parsed::kError:
+      return usage_error(cmd, error);
+    case command_line::Parsed::kRun:
+      break;
   }
-  if (!args.error().empty()) return usage_error(cmd, args.error());
   return -1;
+}
+
+void add_model_option(App& app, SessionArgs* args) { app.add_option("--model", args->model); }
+
+int parse_model_file_args(const char* cmd, int argc, char** argv, int first, const std::string& help_text,
+                          std::string* path, bool* json) {
+  App app(std::string("amxqa ") + cmd);
+  SessionArgs args;
+  add_model_option(app, &args);
+  app.add_option("MODEL", args.model);
+  app.add_flag("--json", *json);
+  const int rc = parse_args(cmd, app, argc, argv, first, help_text);
+  *path = resolve_model_path(args);
+  return rc;
+}
+
+void add_session_options(App& app, SessionArgs* args) {
+  add_model_option(app, args);
+  app.add_option("--isa", args->isa);
+  app.add_option("--max-passage-tokens", args->max_passage_tokens)
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 24));
+  app.add_flag("--split-words", args->split_words);
+}
+
+void add_threshold_options(App& app, SessionArgs* args) {
+  CLI::Option* t = app.add_option("--threshold", args->threshold);
+  app.add_option("--threshold-file", args->threshold_file)->excludes(t);
 }
 
 using paths::is_file;
 
-std::string resolve_model_path(const Args& args) {
-  return args.has("model") ? args.get("model") : paths::default_model();
+std::string resolve_model_path(const SessionArgs& args) {
+  return args.model ? *args.model : paths::default_model();
 }
 
 bool parse_isa(const std::string& name, amxqa_isa* isa) {
@@ -81,7 +113,7 @@ bool read_input(const std::string& path, std::string* out, std::string* error) {
   return true;
 }
 
-bool open_model(const char* cmd, const Args& args, amxqa::Model* model) {
+bool open_model(const char* cmd, const SessionArgs& args, amxqa::Model* model) {
   std::string path = resolve_model_path(args);
   if (path.empty()) {
     fail(cmd, "no model: pass --model FILE or set AMXQA_MODEL");
@@ -99,41 +131,32 @@ bool open_model(const char* cmd, const Args& args, amxqa::Model* model) {
   return true;
 }
 
-bool session_options(const char* cmd, const Args& args, amxqa_session_options* options) {
+bool session_options(const char* cmd, const SessionArgs& args, amxqa_session_options* options) {
   *options = amxqa::default_options();
-  if (args.has("isa") && !parse_isa(args.get("isa"), &options->isa)) {
+  if (args.isa && !parse_isa(*args.isa, &options->isa)) {
     usage_error(cmd, "--isa must be one of auto, scalar, avx2, avx512, amx, amx-emulated");
     return false;
   }
-  bool ok = true;
-  unsigned long long n = args.get_uint("max-passage-tokens", options->max_passage_tokens, &ok);
-  if (!ok || n == 0 || n > 1u << 24) {
-    usage_error(cmd, "--max-passage-tokens must be a positive integer");
-    return false;
-  }
-  options->max_passage_tokens = static_cast<uint32_t>(n);
-  if (args.flag("split-words")) options->whole_words = 0;
+  if (args.max_passage_tokens) options->max_passage_tokens = *args.max_passage_tokens;
+  if (args.split_words) options->whole_words = 0;
   return threshold_option(cmd, args, options);
 }
 
-bool threshold_option(const char* cmd, const Args& args, amxqa_session_options* options) {
-  if (args.has("threshold") && args.has("threshold-file")) {
-    usage_error(cmd, "pass --threshold or --threshold-file, not both");
-    return false;
-  }
+bool threshold_option(const char* cmd, const SessionArgs& args, amxqa_session_options* options) {
   float t = 0.f;
-  if (args.has("threshold")) {
-    const std::string s = args.get("threshold");
+  if (args.threshold) {
+    // A string, not a CLI11 float: "inf" is allowed, nan and an empty value are not.
+    const std::string& s = *args.threshold;
     char* end = nullptr;
     t = std::strtof(s.c_str(), &end);
     if (s.empty() || *end != '\0' || std::isnan(t) || t == -INFINITY) {
       usage_error(cmd, "--threshold must be a number or inf (the no-answer margin above which the model abstains)");
       return false;
     }
-  } else if (args.has("threshold-file")) {
+  } else if (args.threshold_file) {
     std::string text, error;
-    if (!read_input(args.get("threshold-file"), &text, &error) || !eval::parse_threshold_json(text, &t, &error)) {
-      usage_error(cmd, "--threshold-file " + args.get("threshold-file") + ": " + error);
+    if (!read_input(*args.threshold_file, &text, &error) || !eval::parse_threshold_json(text, &t, &error)) {
+      usage_error(cmd, "--threshold-file " + *args.threshold_file + ": " + error);
       return false;
     }
   } else {

@@ -1,11 +1,15 @@
-// cli_common.h — what the amxqa subcommands share: one-line errors, the
-// default-model lookup, --isa parsing, reading a file or stdin, and opening
-// the model (mmap) and its session (one aligned buffer) through amxqa.hpp.
+// cli_common.h — what the amxqa subcommands share: parsing through CLI11
+// (sdk/common/command_line.h) with one-line errors, the options of every
+// command that runs the model, the default-model lookup, reading a file or
+// stdin, and opening the model (mmap) and its session (one aligned buffer)
+// through amxqa.hpp.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "amxqa.hpp"
-#include "cli_args.h"
+#include "command_line.h"
 
 namespace amxqa::cli {
 
@@ -16,12 +20,39 @@ enum : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2 };
 int fail(const char* cmd, const std::string& message);
 int usage_error(const char* cmd, const std::string& message);
 
-// Handles --help and parse errors uniformly. Returns -1 to continue, else the exit code.
-int check_args(const char* cmd, const Args& args, const char* help_text);
+using command_line::App;
+
+// Parses argv[first..argc) into app: --help prints help_text on stdout (exit 0),
+// a parse error is one usage line (exit 2). Returns -1 to continue, else the exit code.
+int parse_args(const char* cmd, App& app, int argc, char** argv, int first, const std::string& help_text);
+
+// What the options of a command that runs the model hold; unset ones take
+// the library's or the model's defaults.
+struct SessionArgs {
+  std::optional<std::string> model;           // --model M
+  std::optional<std::string> isa;             // --isa ISA
+  std::optional<uint32_t> max_passage_tokens;  // --max-passage-tokens N
+  bool split_words = false;                   // --split-words
+  std::optional<std::string> threshold;       // --threshold T
+  std::optional<std::string> threshold_file;  // --threshold-file F
+};
+
+// Declares --model.
+void add_model_option(App& app, SessionArgs* args);
+
+// Declares --model, --isa, --max-passage-tokens and --split-words.
+void add_session_options(App& app, SessionArgs* args);
+// Declares --threshold and --threshold-file (which exclude each other).
+void add_threshold_options(App& app, SessionArgs* args);
+
+// The command line of `inspect` and `verify`: [MODEL] (or --model M) [--json].
+// Sets *path to the model file; returns as parse_args.
+int parse_model_file_args(const char* cmd, int argc, char** argv, int first, const std::string& help_text,
+                          std::string* path, bool* json);
 
 // --model if given; else paths::default_model() (sdk/common/amxqa_paths.h:
 // $AMXQA_MODEL, the installed share/amxqa/default.amxqa, the checkout's model).
-std::string resolve_model_path(const Args& args);
+std::string resolve_model_path(const SessionArgs& args);
 
 // "scalar", "avx2", "avx512", "amx", "amx-emulated" or "auto".
 bool parse_isa(const std::string& name, amxqa_isa* isa);
@@ -30,15 +61,15 @@ bool parse_isa(const std::string& name, amxqa_isa* isa);
 bool read_input(const std::string& path, std::string* out, std::string* error);
 
 // Opens the resolved model; on failure prints the error and returns false.
-bool open_model(const char* cmd, const Args& args, amxqa::Model* model);
+bool open_model(const char* cmd, const SessionArgs& args, amxqa::Model* model);
 
 // Session options from --isa, --max-passage-tokens, --split-words and the
 // threshold flags below; false (printed) on a bad value.
-bool session_options(const char* cmd, const Args& args, amxqa_session_options* options);
+bool session_options(const char* cmd, const SessionArgs& args, amxqa_session_options* options);
 // --threshold T (a number, or inf: never abstain) or --threshold-file F (the
 // JSON `amxqa calibrate --out` writes: its best.threshold) override the
 // model's no-answer threshold.
-bool threshold_option(const char* cmd, const Args& args, amxqa_session_options* options);
+bool threshold_option(const char* cmd, const SessionArgs& args, amxqa_session_options* options);
 #define AMXQA_CLI_THRESHOLD_HELP                                                                \
   "  --threshold T           no-answer threshold (default: the model's calibrated one; inf:\n" \
   "                          never abstain)\n"                                                 \

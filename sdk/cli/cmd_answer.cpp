@@ -1,5 +1,6 @@
 // cmd_answer.cpp — `amxqa answer`: one question about one passage.
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "answer_json.h"
@@ -30,29 +31,34 @@ const char kHelp[] =
 
 int cmd_answer(int argc, char** argv, int first) {
   const char* cmd = "answer";
-  ArgSpec spec{{"model", "question", "passage", "passage-file", "isa", "max-passage-tokens", "threshold",
-                "threshold-file"},
-               {"json", "split-words"}, 0, 0};
-  Args args(spec, argc, argv, first);
-  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
-  if (!args.has("question")) return usage_error(cmd, "--question is required");
-  if (args.has("passage") == args.has("passage-file"))
+  App app("amxqa answer");
+  SessionArgs session_args;
+  add_session_options(app, &session_args);
+  add_threshold_options(app, &session_args);
+  std::optional<std::string> question, passage_text, passage_file;
+  bool json = false;
+  app.add_option("--question", question)->required();
+  CLI::Option* text_opt = app.add_option("--passage", passage_text);
+  app.add_option("--passage-file", passage_file)->excludes(text_opt);
+  app.add_flag("--json", json);
+  if (int rc = parse_args(cmd, app, argc, argv, first, kHelp); rc >= 0) return rc;
+  if (!passage_text && !passage_file)
     return usage_error(cmd, "give the passage with --passage TEXT or --passage-file F (one of them)");
 
   amxqa_session_options options;
-  if (!session_options(cmd, args, &options)) return kExitUsage;
+  if (!session_options(cmd, session_args, &options)) return kExitUsage;
   std::string passage, error;
-  if (args.has("passage")) passage = args.get("passage");
-  else if (!read_input(args.get("passage-file"), &passage, &error)) return fail(cmd, error);
+  if (passage_text) passage = *passage_text;
+  else if (!read_input(*passage_file, &passage, &error)) return fail(cmd, error);
 
   amxqa::Model model;
-  if (!open_model(cmd, args, &model)) return kExitFailure;
+  if (!open_model(cmd, session_args, &model)) return kExitFailure;
   amxqa::Session session;
   if (!open_session(cmd, model, options, &session)) return kExitFailure;
 
-  amxqa::Answer a = session.answer(args.get("question"), passage);
+  amxqa::Answer a = session.answer(*question, passage);
   if (!a.ok()) return fail(cmd, std::string(a.status.name()) + ": " + a.status.message);
-  if (args.flag("json")) {
+  if (json) {
     std::printf("%s\n", answer_json(a).c_str());
   } else {
     std::fwrite(a.text.data(), 1, a.text.size(), stdout);

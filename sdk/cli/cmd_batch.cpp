@@ -31,24 +31,26 @@ const char kHelp[] =
 
 int cmd_batch(int argc, char** argv, int first) {
   const char* cmd = "batch";
-  ArgSpec spec{{kWorkerOptionNames, kWorkerOptionNames + kWorkerOptionCount}, {"split-words", "resume"}, 0, 0};
-  for (const char* name : {"input", "out"}) spec.options.push_back(name);
-  Args args(spec, argc, argv, first);
-  if (int rc = check_args(cmd, args, (std::string(kHelp) + kWorkerOptionsHelp).c_str()); rc >= 0) return rc;
-  const std::string out_path = args.get("out", "-");
-  const bool resume = args.flag("resume");
+  App app("amxqa batch");
+  WorkerArgs workers;
+  add_worker_options(app, &workers);
+  std::string input_path = "-", out_path = "-";
+  bool resume = false;
+  app.add_option("--input", input_path);
+  app.add_option("--out", out_path);
+  app.add_flag("--resume", resume);
+  if (int rc = parse_args(cmd, app, argc, argv, first, std::string(kHelp) + kWorkerOptionsHelp); rc >= 0) return rc;
   if (resume && out_path == "-") return usage_error(cmd, "--resume needs --out FILE");
 
   amxqa_session_options options;
-  size_t threads = 1;
-  if (!parse_worker_options(cmd, args, &options, &threads)) return kExitUsage;
+  if (!session_options(cmd, workers.session, &options)) return kExitUsage;
   std::string input, error;
-  if (!read_input(args.get("input", "-"), &input, &error)) return fail(cmd, error);
+  if (!read_input(input_path, &input, &error)) return fail(cmd, error);
   amxqa::serve::DoneSet done;
   if (resume && !amxqa::serve::load_done_set(out_path, &done, &error)) return fail(cmd, error);
   amxqa::Model model;
   amxqa::serve::SessionPool pool;
-  if (!open_workers(cmd, args, options, threads, &model, &pool)) return kExitFailure;
+  if (!open_workers(cmd, workers, options, &model, &pool)) return kExitFailure;
 
   std::FILE* out = out_path == "-" ? stdout : std::fopen(out_path.c_str(), resume ? "ab" : "wb");
   if (!out) return fail(cmd, "cannot write '" + out_path + "'");

@@ -48,24 +48,24 @@ void print_point(const eval::SweepPoint& p, const char* mark) {
 
 int cmd_calibrate(int argc, char** argv, int first) {
   const char* cmd = "calibrate";
-  ArgSpec spec{{"model", "data", "out", "limit", "steps", "isa", "max-passage-tokens", "max-over-refusal"},
-               {"split-words"}, 0, 0};
-  Args args(spec, argc, argv, first);
-  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
-  if (!args.has("data")) return usage_error(cmd, "--data is required");
-  bool ok = true;
-  const size_t limit = args.get_uint("limit", 0, &ok);
-  const size_t steps = args.get_uint("steps", 12, &ok);
-  const size_t max_refusal = args.get_uint("max-over-refusal", 100, &ok);
-  if (!ok || steps == 0 || max_refusal > 100)
-    return usage_error(cmd, "--limit, --steps and --max-over-refusal (0..100) take non-negative integers");
+  App app("amxqa calibrate");
+  SessionArgs session_args;
+  add_session_options(app, &session_args);
+  std::string data, out;
+  size_t limit = 0, steps = 12, max_refusal = 100;
+  app.add_option("--data", data)->required();
+  app.add_option("--out", out);
+  app.add_option("--limit", limit);
+  app.add_option("--steps", steps)->check(CLI::PositiveNumber);
+  app.add_option("--max-over-refusal", max_refusal)->check(CLI::Range(0, 100));
+  if (int rc = parse_args(cmd, app, argc, argv, first, kHelp); rc >= 0) return rc;
   amxqa_session_options options;
-  if (!session_options(cmd, args, &options)) return kExitUsage;
+  if (!session_options(cmd, session_args, &options)) return kExitUsage;
 
   eval::EvalSet set;
   amxqa::Model model;
   amxqa::Session session;
-  if (!open_eval_run(cmd, args, limit, args.get("out"), options, &set, &model, &session)) return kExitFailure;
+  if (!open_eval_run(cmd, session_args, data, limit, out, options, &set, &model, &session)) return kExitFailure;
 
   size_t failures = 0;
   ProgressBar bar(set.questions.size());
@@ -76,9 +76,9 @@ int cmd_calibrate(int argc, char** argv, int first) {
   const eval::Sweep sweep = eval::sweep_thresholds(items, steps, double(max_refusal));
   amxqa_model_info info = amxqa_model_info_init();
   amxqa_model_get_info(model.get(), &info);
-  std::printf("model        %s (its threshold: %g%s)\n", resolve_model_path(args).c_str(),
+  std::printf("model        %s (its threshold: %g%s)\n", resolve_model_path(session_args).c_str(),
               double(info.no_answer_threshold), info.calibrated ? "" : ", uncalibrated");
-  std::printf("data         %s: %zu questions (%zu has-answer, %zu no-answer)%s\n", args.get("data").c_str(),
+  std::printf("data         %s: %zu questions (%zu has-answer, %zu no-answer)%s\n", data.c_str(),
               items.size(), sweep.best.n_has, sweep.best.n_no,
               failures ? (", " + std::to_string(failures) + " failed (scored as abstentions)").c_str() : "");
   std::printf("\n  threshold      EM      F1   HasEM   HasF1  NoAnsAcc  abstained  refused\n");
@@ -87,12 +87,12 @@ int cmd_calibrate(int argc, char** argv, int first) {
   print_point(sweep.best, "  <- best");
   std::printf("\nabstain iff no_answer_margin > threshold; use it with --threshold %g\n",
               double(sweep.best.threshold));
-  if (args.has("out")) {
-    std::ofstream f(args.get("out"), std::ios::binary | std::ios::trunc);
-    f << eval::sweep_json(sweep, resolve_model_path(args), args.get("data"),
-                          eval::describe_choice(args.get("data"), double(max_refusal)));
-    if (!f) return fail(cmd, "error writing '" + args.get("out") + "'");
-    std::printf("thresholds   %s (--threshold-file)\n", args.get("out").c_str());
+  if (!out.empty()) {
+    std::ofstream f(out, std::ios::binary | std::ios::trunc);
+    f << eval::sweep_json(sweep, resolve_model_path(session_args), data,
+                          eval::describe_choice(data, double(max_refusal)));
+    if (!f) return fail(cmd, "error writing '" + out + "'");
+    std::printf("thresholds   %s (--threshold-file)\n", out.c_str());
   }
   return kExitOk;
 }

@@ -39,8 +39,8 @@ std::string why(const amxqa_cpu_info& c) {
 
 int cmd_cpu(int argc, char** argv, int first) {
   const char* cmd = "cpu";
-  Args args(ArgSpec{}, argc, argv, first);
-  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
+  App app("amxqa cpu");
+  if (int rc = parse_args(cmd, app, argc, argv, first, kHelp); rc >= 0) return rc;
 
   amxqa_cpu_info c = amxqa_cpu_info_init();
   amxqa_status st = amxqa_cpu_query(&c);

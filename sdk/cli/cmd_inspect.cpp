@@ -23,13 +23,13 @@ double millions(uint64_t n) { return static_cast<double>(n) / 1e6; }
 
 int cmd_inspect(int argc, char** argv, int first) {
   const char* cmd = "inspect";
-  Args args(ArgSpec{{"model"}, {"json"}, 0, 1}, argc, argv, first);
-  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
-  std::string path = args.positionals().empty() ? resolve_model_path(args) : args.positionals()[0];
+  std::string path;
+  bool json = false;
+  if (int rc = parse_model_file_args(cmd, argc, argv, first, kHelp, &path, &json); rc >= 0) return rc;
 
   amxqa::Model model = amxqa::Model::open_file(path);
   if (!model.ok()) return fail(cmd, path + ": " + model.status().name() + ": " + model.status().message);
-  if (args.flag("json")) {
+  if (json) {
     std::printf("%s\n", serve::model_info_json(model).c_str());
     return kExitOk;
   }

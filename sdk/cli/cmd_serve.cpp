@@ -37,27 +37,20 @@ const char kHelp[] =
 
 int cmd_serve(int argc, char** argv, int first) {
   const char* cmd = "serve";
-  ArgSpec spec{{kWorkerOptionNames, kWorkerOptionNames + kWorkerOptionCount}, {"split-words"}, 0, 0};
-  for (const char* name : {"host", "port", "max-body-bytes"}) spec.options.push_back(name);
-  Args args(spec, argc, argv, first);
-  if (int rc = check_args(cmd, args, (std::string(kHelp) + kWorkerOptionsHelp).c_str()); rc >= 0) return rc;
-
+  App app("amxqa serve");
+  WorkerArgs workers;
+  add_worker_options(app, &workers);
   amxqa::serve::ServeOptions serve;
-  serve.host = args.get("host", serve.host);
-  bool ok = true;
-  const unsigned long long port = args.get_uint("port", 8080, &ok);
-  if (!ok || port > 65535) return usage_error(cmd, "--port must be 0..65535");
-  serve.port = static_cast<int>(port);
-  const unsigned long long body = args.get_uint("max-body-bytes", serve.max_body_bytes, &ok);
-  if (!ok || body == 0) return usage_error(cmd, "--max-body-bytes must be a positive integer");
-  serve.max_body_bytes = static_cast<size_t>(body);
+  app.add_option("--host", serve.host);
+  app.add_option("--port", serve.port)->check(CLI::Range(0, 65535));
+  app.add_option("--max-body-bytes", serve.max_body_bytes)->check(CLI::PositiveNumber);
+  if (int rc = parse_args(cmd, app, argc, argv, first, std::string(kHelp) + kWorkerOptionsHelp); rc >= 0) return rc;
 
   amxqa_session_options options;
-  size_t threads = 1;
-  if (!parse_worker_options(cmd, args, &options, &threads)) return kExitUsage;
+  if (!session_options(cmd, workers.session, &options)) return kExitUsage;
   amxqa::Model model;
   amxqa::serve::SessionPool pool;
-  if (!open_workers(cmd, args, options, threads, &model, &pool)) return kExitFailure;
+  if (!open_workers(cmd, workers, options, &model, &pool)) return kExitFailure;
   std::string error;
   if (!amxqa::serve::serve_http(model, pool, serve, &error)) return fail(cmd, error);
   return kExitOk;

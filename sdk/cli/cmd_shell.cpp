@@ -27,19 +27,23 @@ const char kHelp[] =
 
 int cmd_shell(int argc, char** argv, int first) {
   const char* cmd = "shell";
-  ArgSpec spec{{"model", "passage-file", "isa", "max-passage-tokens", "threshold", "threshold-file"},
-               {"split-words", "json"}, 0, 0};
-  Args args(spec, argc, argv, first);
-  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
-  if (!args.has("passage-file")) return usage_error(cmd, "--passage-file is required");
-  if (args.get("passage-file") == "-") return usage_error(cmd, "stdin holds the questions; pass the passage as a file");
+  App app("amxqa shell");
+  SessionArgs session_args;
+  add_session_options(app, &session_args);
+  add_threshold_options(app, &session_args);
+  std::string passage_file;
+  bool json = false;
+  app.add_option("--passage-file", passage_file)->required();
+  app.add_flag("--json", json);
+  if (int rc = parse_args(cmd, app, argc, argv, first, kHelp); rc >= 0) return rc;
+  if (passage_file == "-") return usage_error(cmd, "stdin holds the questions; pass the passage as a file");
 
   amxqa_session_options options;
-  if (!session_options(cmd, args, &options)) return kExitUsage;
+  if (!session_options(cmd, session_args, &options)) return kExitUsage;
   std::string passage, error;
-  if (!read_input(args.get("passage-file"), &passage, &error)) return fail(cmd, error);
+  if (!read_input(passage_file, &passage, &error)) return fail(cmd, error);
   amxqa::Model model;
-  if (!open_model(cmd, args, &model)) return kExitFailure;
+  if (!open_model(cmd, session_args, &model)) return kExitFailure;
   amxqa::Session session;
   if (!open_session(cmd, model, options, &session)) return kExitFailure;
 
@@ -61,7 +65,7 @@ int cmd_shell(int argc, char** argv, int first) {
       std::fprintf(stderr, "amxqa shell: %s: %s\n", a.status.name(), a.status.message.c_str());
       continue;
     }
-    if (args.flag("json")) std::printf("%s\n", answer_json(a).c_str());
+    if (json) std::printf("%s\n", answer_json(a).c_str());
     else std::printf("%s\t%.2f ms\n", a.abstained ? "(no answer)" : a.text.c_str(), ms);
     std::fflush(stdout);
   }

@@ -120,24 +120,24 @@ bool write_predictions(const std::string& path, const EvalSet& set, const std::v
 
 int cmd_squad(int argc, char** argv, int first) {
   const char* cmd = "squad";
-  ArgSpec spec{{"model", "data", "out", "limit", "examples", "isa", "max-passage-tokens", "threshold",
-                "threshold-file"},
-               {"split-words"}, 0, 0};
-  Args args(spec, argc, argv, first);
-  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
-  if (!args.has("data")) return usage_error(cmd, "--data is required");
-  if (!args.has("out")) return usage_error(cmd, "--out is required");
-  bool ok = true;
-  const size_t limit = args.get_uint("limit", 0, &ok);
-  const size_t examples = args.get_uint("examples", 10, &ok);
-  if (!ok) return usage_error(cmd, "--limit and --examples take a non-negative integer");
+  App app("amxqa squad");
+  SessionArgs session_args;
+  add_session_options(app, &session_args);
+  add_threshold_options(app, &session_args);
+  std::string data, out;
+  size_t limit = 0, examples = 10;
+  app.add_option("--data", data)->required();
+  app.add_option("--out", out)->required();
+  app.add_option("--limit", limit);
+  app.add_option("--examples", examples);
+  if (int rc = parse_args(cmd, app, argc, argv, first, kHelp); rc >= 0) return rc;
   amxqa_session_options options;
-  if (!session_options(cmd, args, &options)) return kExitUsage;
+  if (!session_options(cmd, session_args, &options)) return kExitUsage;
 
   EvalSet set;
   amxqa::Model model;
   amxqa::Session session;
-  if (!open_eval_run(cmd, args, limit, args.get("out"), options, &set, &model, &session)) return kExitFailure;
+  if (!open_eval_run(cmd, session_args, data, limit, out, options, &set, &model, &session)) return kExitFailure;
 
   std::vector<Outcome> outcomes(set.questions.size());
   Tally all, has_answer, no_answer;
@@ -174,10 +174,10 @@ int cmd_squad(int argc, char** argv, int first) {
   const double secs = bar.elapsed_seconds();
 
   std::string error;
-  if (!write_predictions(args.get("out"), set, outcomes, &error)) return fail(cmd, error);
+  if (!write_predictions(out, set, outcomes, &error)) return fail(cmd, error);
   const size_t answered = all.n - failures;
-  std::printf("model        %s\n", resolve_model_path(args).c_str());
-  std::printf("data         %s: %zu questions (%zu has-answer, %zu no-answer)%s\n", args.get("data").c_str(),
+  std::printf("model        %s\n", resolve_model_path(session_args).c_str());
+  std::printf("data         %s: %zu questions (%zu has-answer, %zu no-answer)%s\n", data.c_str(),
               all.n, has_answer.n, no_answer.n,
               set.skipped ? (", " + std::to_string(set.skipped) + " entries skipped").c_str() : "");
   std::printf("exact match  %.2f\nF1           %.2f\n", all.em_pct(), all.f1_pct());
@@ -191,7 +191,7 @@ int cmd_squad(int argc, char** argv, int first) {
   std::printf("speed        %.1f questions/s on %s; mean prefill %.2f ms, decode %.2f ms\n",
               secs > 0 ? all.n / secs : 0.0, amxqa_isa_name(session.isa()),
               answered ? prefill_ms / answered : 0.0, answered ? decode_ms / answered : 0.0);
-  std::printf("predictions  %s\n", args.get("out").c_str());
+  std::printf("predictions  %s\n", out.c_str());
   if (failures)
     std::printf("errors       %zu questions failed (scored as empty); first: %s\n", failures, first_failure.c_str());
   print_examples(set, outcomes, examples);

@@ -19,11 +19,11 @@ const char kHelp[] =
 
 int cmd_verify(int argc, char** argv, int first) {
   const char* cmd = "verify";
-  Args args(ArgSpec{{"model"}, {"json"}, 0, 1}, argc, argv, first);
-  if (int rc = check_args(cmd, args, kHelp); rc >= 0) return rc;
-  std::string path = args.positionals().empty() ? resolve_model_path(args) : args.positionals()[0];
+  std::string path;
+  bool json = false;
+  if (int rc = parse_model_file_args(cmd, argc, argv, first, kHelp, &path, &json); rc >= 0) return rc;
 
-  const bool as_json = args.flag("json");
+  const bool as_json = json;
   size_t failures = 0;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   amxqa::Status st = amxqa::Model::verify_file(path, [&](amxqa_status code, const char* message) {

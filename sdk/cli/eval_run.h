@@ -9,8 +9,9 @@
 
 namespace amxqa::cli {
 
-// out_path may be "" (nothing to write).
-bool open_eval_run(const char* cmd, const Args& args, size_t limit, const std::string& out_path,
+// data_path: the SQuAD file; out_path may be "" (nothing to write).
+bool open_eval_run(const char* cmd, const SessionArgs& args, const std::string& data_path, size_t limit,
+                   const std::string& out_path,
                    const amxqa_session_options& options, eval::EvalSet* set, amxqa::Model* model,
                    amxqa::Session* session);
 

@@ -4,8 +4,6 @@
 
 namespace amxqa::cli {
 
-const char* const kWorkerOptionNames[kWorkerOptionCount] = {"model", "isa", "max-passage-tokens", "threshold", "threshold-file", "threads"};
-
 const char kWorkerOptionsHelp[] =
     "  --model M               model file (default: $AMXQA_MODEL, then the bundled default.amxqa)\n"
     "  --threads N             worker threads, one session each, all made at start (default 1)\n"
@@ -16,26 +14,20 @@ const char kWorkerOptionsHelp[] =
 
 namespace {
 // More sessions than this is a typo, not a machine: each holds a workspace.
-constexpr unsigned long long kMaxThreads = 256;
+constexpr size_t kMaxThreads = 256;
 }  // namespace
 
-bool parse_worker_options(const char* cmd, const Args& args, amxqa_session_options* options, size_t* threads) {
-  if (!session_options(cmd, args, options)) return false;
-  bool ok = true;
-  const unsigned long long n = args.get_uint("threads", 1, &ok);
-  if (!ok || n == 0 || n > kMaxThreads) {
-    usage_error(cmd, "--threads must be between 1 and " + std::to_string(kMaxThreads));
-    return false;
-  }
-  *threads = static_cast<size_t>(n);
-  return true;
+void add_worker_options(App& app, WorkerArgs* args) {
+  add_session_options(app, &args->session);
+  add_threshold_options(app, &args->session);
+  app.add_option("--threads", args->threads)->check(CLI::Range(size_t{1}, kMaxThreads));
 }
 
-bool open_workers(const char* cmd, const Args& args, const amxqa_session_options& options, size_t threads,
+bool open_workers(const char* cmd, const WorkerArgs& args, const amxqa_session_options& options,
                   amxqa::Model* model, amxqa::serve::SessionPool* pool) {
-  if (!open_model(cmd, args, model)) return false;
+  if (!open_model(cmd, args.session, model)) return false;
   std::string error;
-  if (!pool->open(*model, options, threads, &error)) {
+  if (!pool->open(*model, options, args.threads, &error)) {
     fail(cmd, error);
     return false;
   }

@@ -10,18 +10,20 @@
 
 namespace amxqa::cli {
 
-// The option names parse_worker_options reads, for an ArgSpec.
-constexpr size_t kWorkerOptionCount = 6;  // model isa max-passage-tokens threshold threshold-file threads
-extern const char* const kWorkerOptionNames[kWorkerOptionCount];
+// What the options below hold.
+struct WorkerArgs {
+  SessionArgs session;
+  size_t threads = 1;  // --threads N
+};
+
+// Declares the session and threshold options and --threads.
+void add_worker_options(App& app, WorkerArgs* args);
 
 // Their --help lines (with --split-words), to follow a command's own.
 extern const char kWorkerOptionsHelp[];
 
-// Reads the options above; false (usage error printed) on a bad value.
-bool parse_worker_options(const char* cmd, const Args& args, amxqa_session_options* options, size_t* threads);
-
 // Opens the model and `threads` sessions; false (error printed) on failure.
-bool open_workers(const char* cmd, const Args& args, const amxqa_session_options& options, size_t threads,
+bool open_workers(const char* cmd, const WorkerArgs& args, const amxqa_session_options& options,
                   amxqa::Model* model, amxqa::serve::SessionPool* pool);
 
 }  // namespace amxqa::cli
