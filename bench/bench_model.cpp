@@ -34,6 +34,7 @@
 #include "report/rooflines.h"
 #include "session/forward.h"
 #include "session/session.h"
+#include "support/answer_timing.h"
 #include "support/reference_model.h"
 #include "support/rss_probe.h"
 
@@ -41,30 +42,6 @@ namespace amxqa::bench {
 namespace {
 
 constexpr uint32_t kDecodeReadoutRows = 8;
-
-// A session placed in aligned heap memory for the benchmark's lifetime.
-struct BenchSession {
-  void* mem = nullptr;
-  amxqa_session* s = nullptr;
-  size_t bytes = 0;
-  amxqa_status status = AMXQA_OK;
-  BenchSession(const amxqa_model* m, amxqa_isa isa) {
-    amxqa_session_options opt;
-    amxqa_session_options_default(&opt);
-    opt.isa = isa;
-    bytes = amxqa_session_size(m, &opt);
-    if (bytes == 0) {
-      status = AMXQA_ERR_INVALID_ARGUMENT;
-      return;
-    }
-    mem = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    status = mem ? amxqa_session_init(m, &opt, mem, bytes, &s) : AMXQA_ERR_INTERNAL;
-  }
-  ~BenchSession() {
-    if (s) amxqa_session_finish(s);
-    std::free(mem);
-  }
-};
 
 // What every model benchmark needs: the model, the questions, a session.
 struct Setup {
@@ -102,21 +79,6 @@ bool prepare(benchmark::State& state, amxqa_isa isa, Setup* setup) {
   return true;
 }
 
-uint64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const double pos = p * double(v.size() - 1);
-  const size_t lo = size_t(pos);
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
-}
-
 size_t passage_count(bool primary, size_t available) {
   // A full run answers every passage on the summary backend (auto); the
   // explicit backends only show the ratio, and AVX2 answers take seconds.
@@ -149,26 +111,19 @@ void BM_model_answer(benchmark::State& state, amxqa_isa isa) {
   size_t next = 0;
   for (auto _ : state) {
     const QaPair& p = (*pairs)[next++ % n];
-    const auto t0 = std::chrono::steady_clock::now();
-    const uint64_t c0 = thread_cpu_ns();
-    const amxqa_status st = amxqa_answer(s, p.question.data(), p.question.size(), p.passage.data(),
-                                         p.passage.size(), out, sizeof out, &info);
-    const uint64_t c1 = thread_cpu_ns();
-    const auto t1 = std::chrono::steady_clock::now();
-    if (st != AMXQA_OK && st != AMXQA_ERR_OUTPUT_TOO_SMALL) {
+    const TimedAnswer t = timed_answer(s, p, out, sizeof out, &info);
+    if (t.status != AMXQA_OK && t.status != AMXQA_ERR_OUTPUT_TOO_SMALL) {
       const std::string msg =
-          std::string("amxqa_answer: ") + amxqa_status_name(st) + ": " + amxqa_last_error(s);
+          std::string("amxqa_answer: ") + amxqa_status_name(t.status) + ": " + amxqa_last_error(s);
       state.SkipWithError(msg.c_str());
       break;
     }
-    const double wall = std::chrono::duration<double, std::milli>(t1 - t0).count();
-    const double cpu = double(c1 - c0) * 1e-6;
-    wall_ms.push_back(wall);
-    latency_ms.push_back(cpu);
+    wall_ms.push_back(t.wall_ms);
+    latency_ms.push_back(t.cpu_ms);
     const uint64_t prompt = 2ull + info.question_tokens + s->n_sep + info.passage_tokens;
     prompt_tokens += double(prompt);
     flops += prefill_flops(*ref->model, prompt);
-    prefill_s += double(info.prefill_ns) * 1e-9 * (wall > 0 ? std::min(cpu / wall, 1.0) : 1.0);
+    prefill_s += double(info.prefill_ns) * 1e-9 * t.busy;
     answer_tokens += info.answer_tokens;
     abstained += info.abstained;
   }
