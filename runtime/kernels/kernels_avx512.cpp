@@ -10,9 +10,11 @@
 //           orientation. Edge tiles use masks and a compile-time row count.
 //           ~90% of the measured single-core FMA peak on Zen 5.
 //   matmul  f32 weights: the sgemm core (X·Wᵀ).
-//           bf16 weights: 14×32 vdpbf16ps micro-kernel; activations are
-//           rounded to bf16 pairs (RNE) when A is packed, weights are packed
-//           into the vnni2 pair order (a straight copy when already vnni2).
+//           bf16 weights: vdpbf16ps with activations rounded to bf16 pairs
+//           (RNE). vnni2 and even-column plain weights go weight-stationary
+//           (matmul_wx: weight pairs broadcast straight from the model, never
+//           repacked); odd-column plain weights through the 14×32 GEMM core,
+//           packed into the vnni2 pair order per call.
 //           i8 weights: dequantised to f32 (scale·q) while B is packed, then
 //           the f32 core — exact w.r.t. the scalar oracle, no activation
 //           quantisation.
@@ -529,11 +531,12 @@ void kernel_wx_f32(size_t kc, const float* a, size_t lda, const float* xp, float
   if (NV > 1 && nt > 16) store_tile_t<M>(acc1, nt - 16, y + 16 * ldy, ldy, M, accumulate);
 }
 
-// bf16 vnni2 weights: pair (i, p) at a[p*R + i]; xp is [kc][32] bf16 pairs.
-// pf (may be null): the next weight panel (same pairs, the next rows),
-// fetched a few pairs ahead.
-template <int M, int NV>
-void kernel_wx_bf16(size_t kc, const uint32_t* a, size_t R, const uint32_t* xp, float* y,
+// bf16 weights as pairs: vnni2 has pair (i, p) at a[p*lda + i] (lda = rows),
+// plain rows (even cols) at a[i*lda + p] (lda = cols / 2); xp is [kc][32] bf16
+// pairs. pf (may be null): the next weight panel (the next rows), fetched
+// ahead: vnni2 one pair line per step, plain one line per row every 16 pairs.
+template <int M, int NV, bool kPlain>
+void kernel_wx_bf16(size_t kc, const uint32_t* a, size_t lda, const uint32_t* xp, float* y,
                     size_t ldy, size_t nt, bool accumulate, const uint32_t* pf) {
   __m512 acc0[M], acc1[M];
 #pragma GCC unroll 14
@@ -541,11 +544,19 @@ void kernel_wx_bf16(size_t kc, const uint32_t* a, size_t R, const uint32_t* xp, 
   for (size_t p = 0; p < kc; ++p) {
     const __m512bh x0 = (__m512bh)_mm512_load_si512(xp + p * 32);
     const __m512bh x1 = NV > 1 ? (__m512bh)_mm512_load_si512(xp + p * 32 + 16) : x0;
-    const uint32_t* ap = a + p * R;
-    if (pf) _mm_prefetch(reinterpret_cast<const char*>(pf + p * R + kWxMR - 1), _MM_HINT_T0);
+    if (kPlain) {
+      if (pf && (p & 15) == 0) {
+#pragma GCC unroll 14
+        for (int i = 0; i < int(kWxMR); ++i)
+          _mm_prefetch(reinterpret_cast<const char*>(pf + i * lda + p), _MM_HINT_T0);
+      }
+    } else if (pf) {
+      _mm_prefetch(reinterpret_cast<const char*>(pf + p * lda + kWxMR - 1), _MM_HINT_T0);
+    }
 #pragma GCC unroll 14
     for (int i = 0; i < M; ++i) {
-      const __m512bh ai = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[i]));
+      const uint32_t pair = kPlain ? a[i * lda + p] : a[p * lda + i];
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
       acc0[i] = _mm512_dpbf16_ps(acc0[i], ai, x0);
       if (NV > 1) acc1[i] = _mm512_dpbf16_ps(acc1[i], ai, x1);
     }
@@ -567,12 +578,22 @@ void kernel_wx_f32_2(size_t kc, const float* a, size_t lda, const float* xp, flo
 template <int M>
 void kernel_wx_bf16_1(size_t kc, const uint32_t* a, size_t R, const uint32_t* xp, float* y,
                       size_t ldy, size_t nt, bool acc, const uint32_t* pf) {
-  kernel_wx_bf16<M, 1>(kc, a, R, xp, y, ldy, nt, acc, pf);
+  kernel_wx_bf16<M, 1, false>(kc, a, R, xp, y, ldy, nt, acc, pf);
 }
 template <int M>
 void kernel_wx_bf16_2(size_t kc, const uint32_t* a, size_t R, const uint32_t* xp, float* y,
                       size_t ldy, size_t nt, bool acc, const uint32_t* pf) {
-  kernel_wx_bf16<M, 2>(kc, a, R, xp, y, ldy, nt, acc, pf);
+  kernel_wx_bf16<M, 2, false>(kc, a, R, xp, y, ldy, nt, acc, pf);
+}
+template <int M>
+void kernel_wx_bf16p_1(size_t kc, const uint32_t* a, size_t lda, const uint32_t* xp, float* y,
+                       size_t ldy, size_t nt, bool acc, const uint32_t* pf) {
+  kernel_wx_bf16<M, 1, true>(kc, a, lda, xp, y, ldy, nt, acc, pf);
+}
+template <int M>
+void kernel_wx_bf16p_2(size_t kc, const uint32_t* a, size_t lda, const uint32_t* xp, float* y,
+                       size_t ldy, size_t nt, bool acc, const uint32_t* pf) {
+  kernel_wx_bf16<M, 2, true>(kc, a, lda, xp, y, ldy, nt, acc, pf);
 }
 
 // X rows [0, mt) (f32, stride ldx), k units [p0, p0 + kc) → xp[panel][p][32].
@@ -597,10 +618,12 @@ void pack_x_bf16(const float* X, size_t ldx, size_t cols, size_t mt, size_t p0, 
   });
 }
 
-// Y[m][rows] = X · Wᵀ for f32 plain or (bf16 CPUs only) bf16 vnni2 weights.
+// Y[m][rows] = X · Wᵀ for f32 plain or (bf16 CPUs only) bf16 vnni2 or plain
+// weights (plain bf16 with an even column count: every pair is one aligned
+// 32-bit word of its row).
 void matmul_wx(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y, size_t ldy) {
   alignas(64) float xbuf[kWxKC * kWxRows];
-  const bool bf16 = w.dtype == DType::bf16;
+  const bool bf16 = w.dtype == DType::bf16, plain = w.layout == Layout::plain;
   const size_t R = w.rows, cols = w.cols, units = bf16 ? (cols + 1) / 2 : cols;
   for (size_t i0 = 0; i0 < m; i0 += kWxRows) {
     const size_t mt = m - i0 < kWxRows ? m - i0 : kWxRows;
@@ -623,7 +646,18 @@ void matmul_wx(const WeightView& w, const float* X, size_t ldx, size_t m, float*
           float* y = Yi + t0 * ldy + r0;
           // The first activation panel pulls in the next full weight panel.
           const bool fetch = t0 == 0 && r0 + 2 * kWxMR <= R;
-          if (bf16) {
+          if (bf16 && plain) {  // pairs of row i at a[i * cols/2 + p]
+            const size_t lda = cols / 2;
+            const uint32_t* a = static_cast<const uint32_t*>(w.data) + r0 * lda + pc;
+            // cppcheck-suppress invalidPointerCast
+            const uint32_t* xp = reinterpret_cast<const uint32_t*>(xbuf) + t0 * kc;
+            const uint32_t* pf = fetch ? a + kWxMR * lda : nullptr;
+            if (nt > 16) {
+              AMXQA_KERNEL_SWITCH(kernel_wx_bf16p_2, mr, kc, a, lda, xp, y, ldy, nt, acc, pf)
+            } else {
+              AMXQA_KERNEL_SWITCH(kernel_wx_bf16p_1, mr, kc, a, lda, xp, y, ldy, nt, acc, pf)
+            }
+          } else if (bf16) {
             const uint32_t* a = static_cast<const uint32_t*>(w.data) + pc * R + r0;
             // The scratch holds 32-bit lanes that SIMD loads read as f32 or as bf16 pairs
             // (intrinsic types may alias); reinterpreting the bits is intended.
@@ -888,7 +922,8 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
                           static_cast<const float*>(w.data), w.cols, 0.0f, Y, ldy);
     case DType::bf16:
       if (cpu_has_bf16()) {
-        if (w.layout == Layout::vnni2) return matmul_wx(w, X, ldx, m, Y, ldy);
+        // Weight-stationary: plain rows are broadcast in place, never repacked.
+        if (w.layout == Layout::vnni2 || w.cols % 2 == 0) return matmul_wx(w, X, ldx, m, Y, ldy);
         const Bf16Gemm g{X, ldx, &w};
         return gemm_blocked(g, m, w.rows, (w.cols + 1) / 2, 1.0f, 0.0f, Y, ldy);
       }
