@@ -6,6 +6,8 @@
 //   BM_sgemm_<isa>/m/n/k/ta/tb      the trainer's shapes, all four transposes
 //   BM_matmul_<dtype>_<isa>         prefill: 64 tokens × a 640×256 weight
 //   BM_matvec_<dtype>_<isa>         decode: a 2048×1024 weight (beyond L2)
+//   BM_dot_rows_<isa>               the start pointer: 512 f32 rows of 256
+//   BM_softmax_<isa>                one 256-key attention row (canonical exp)
 //   BM_matmul_bf16_amx,             the AMX table's tile paths on the same
 //   BM_matmul_bf16vnni2_amx         prefill shape: plain bf16 (the default
 //                                   model's layout) as Yᵀ = W·Xᵀ, and vnni2;
@@ -16,6 +18,7 @@
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -151,6 +154,35 @@ void bm_matvec(benchmark::State& state, const Isa isa, DType dt, Layout lay) {
       benchmark::Counter(double(w.bytes) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
+// The start pointer's scores: 512 passage positions × d 256 f32 rows
+// (out += rows · x) in the canonical order. GFLOP/s of 2·n·d.
+void bm_dot_rows(benchmark::State& state, const Isa isa) {
+  if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
+  const size_t n = 512, d = 256;
+  const std::vector<float> rows = random_floats(n * d, 5), x = random_floats(d, 6);
+  std::vector<float> out(n, 0.0f);
+  for (auto _ : state) {
+    isa.table->dot_rows(rows.data(), d, n, x.data(), d, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * n * d * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+// One swa attention row: softmax over a 256-key window (canonical exp).
+void bm_softmax(benchmark::State& state, const Isa isa) {
+  if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
+  const size_t n = 256;
+  const std::vector<float> src = random_floats(n, 7);
+  std::vector<float> x(n);
+  for (auto _ : state) {
+    std::copy(src.begin(), src.end(), x.begin());
+    benchmark::DoNotOptimize(isa.table->softmax(x.data(), n));
+  }
+  state.counters["Gexp/s"] =
+      benchmark::Counter(double(n) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
 // 12 independent FMA chains cover the latency × throughput of two 512-bit
 // FMA pipes (Zen 5) or one (Zen 4 double-pumps 512-bit ops).
 __attribute__((target("avx512f"), noinline)) float fma_chains(int64_t iters) {
@@ -210,6 +242,11 @@ const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
   for (const Isa& isa : isas()) {
     trainer_shapes(benchmark::RegisterBenchmark((std::string("BM_sgemm_") + isa.name).c_str(),
                                                 bm_sgemm, isa));
+    benchmark::RegisterBenchmark((std::string("BM_dot_rows_") + isa.name).c_str(), bm_dot_rows,
+                                 isa)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((std::string("BM_softmax_") + isa.name).c_str(), bm_softmax, isa)
+        ->Unit(benchmark::kNanosecond);
     for (const DtypeCase& d : kDtypes) {
       benchmark::RegisterBenchmark(
           (std::string("BM_matmul_") + d.name + "_" + isa.name).c_str(), bm_matmul, isa, d.dt,

@@ -43,6 +43,16 @@ struct Kernels {
   void (*rows_dot)(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                    float* out);
 
+  // out[i] += rows[i] · x for n f32 rows of d floats (row stride ld): the
+  // start pointer's score of every passage position. Summed in the canonical
+  // order below, so every table gives the same bits.
+  void (*dot_rows)(const float* rows, size_t ld, size_t n, const float* x, size_t d, float* out);
+
+  // In-place softmax over n values (n >= 1); returns log Σ exp(x - max) + max.
+  // exp is canonical_exp below and the sum is in the canonical order, so
+  // every table gives the same bits (unlike libm expf, which is not vector).
+  float (*softmax)(float* x, size_t n);
+
   // General fp32 GEMM for the trainer and f32 models, row-major:
   // C[m][n] = alpha * op(A)[m][k] · op(B)[k][n] + beta * C,
   // op(A) = A (lda >= k) or Aᵀ (A is [k][m], lda >= m); likewise B.
@@ -50,6 +60,13 @@ struct Kernels {
                 const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
                 size_t ldc);
 };
+
+// The canonical order of dot_rows and softmax's sum, which the scalar table
+// spells out and the SIMD tables follow lane for lane: 16 lanes, lane l
+// accumulating the terms c ≡ l (mod 16) in ascending c (dot_rows: one fused
+// multiply-add each), then lanes l and l+8 added, then l and l+4, l and l+2,
+// l and l+1 (lane 0 holds the result).
+constexpr size_t kCanonicalLanes = 16;
 
 // The table for an ISA, or nullptr if this build or this CPU cannot run it.
 // isa values are amxqa_isa (include/amxqa.h).

@@ -4,10 +4,12 @@
 // back to the scalar table: AVX2 machines ship plain f32/bf16 models.
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "kernels/gemm_blocking.h"
 #include "kernels/bf16_inline.h"
+#include "kernels/canonical_exp.h"
 #include "kernels/kernels.h"
 
 namespace amxqa {
@@ -201,6 +203,81 @@ void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const flo
   for (size_t i = 0; i < n; ++i) out[i] = row_dot(w, ids[i], x);
 }
 
+// kernels.h's canonical 16 lanes as two ymm (lanes 0-7, 8-15) and its tree.
+inline float reduce_canonical(__m256 lo, __m256 hi) {
+  const __m256 s8 = _mm256_add_ps(lo, hi);
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
+}
+
+// Lanes past the end keep their sums (the scalar order skips them): the
+// masked loads give 0·0, and the blend puts the old sum back.
+inline __m256 fma_masked(const float* r, const float* x, size_t left, __m256 acc) {
+  const __m256i m = lanes8(left);
+  const __m256 f = _mm256_fmadd_ps(_mm256_maskload_ps(r, m), _mm256_maskload_ps(x, m), acc);
+  return _mm256_blendv_ps(acc, f, _mm256_castsi256_ps(m));
+}
+
+void dot_rows_avx2(const float* rows, size_t ld, size_t n, const float* x, size_t d,
+                   float* out) {
+  const size_t full = d & ~size_t(15);
+  for (size_t i = 0; i < n; ++i) {
+    const float* r = rows + i * ld;
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
+    for (size_t c = 0; c < full; c += 16) {
+      lo = _mm256_fmadd_ps(_mm256_loadu_ps(r + c), _mm256_loadu_ps(x + c), lo);
+      hi = _mm256_fmadd_ps(_mm256_loadu_ps(r + c + 8), _mm256_loadu_ps(x + c + 8), hi);
+    }
+    if (full < d) {
+      const size_t left = d - full;
+      lo = fma_masked(r + full, x + full, left, lo);
+      if (left > 8) hi = fma_masked(r + full + 8, x + full + 8, left - 8, hi);
+    }
+    out[i] += reduce_canonical(lo, hi);
+  }
+}
+
+// canonical_exp.h's steps on 8 lanes (t <= 0; below kMin or NaN: 0).
+inline __m256 exp_canonical(__m256 t) {
+  namespace ce = canonical_exp;
+  const __m256 live = _mm256_cmp_ps(t, _mm256_set1_ps(ce::kMin), _CMP_GE_OQ);
+  const __m256 k = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(ce::kLog2e)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fmadd_ps(k, _mm256_set1_ps(-ce::kLn2Hi), t);
+  r = _mm256_fmadd_ps(k, _mm256_set1_ps(-ce::kLn2Lo), r);
+  __m256 p = _mm256_set1_ps(ce::kC6);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ce::kC5));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ce::kC4));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ce::kC3));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ce::kC2));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ce::kC1));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ce::kC0));
+  const __m256i e = _mm256_slli_epi32(_mm256_cvtps_epi32(k), 23);
+  return _mm256_and_ps(live, _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e)));
+}
+
+float softmax_avx2(float* x, size_t n) {
+  float mx = x[0];
+  for (size_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+  const __m256 vm = _mm256_set1_ps(mx);
+  __m256 sum[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};  // canonical lanes 0-7, 8-15
+  for (size_t i = 0; i < n; i += 8) {
+    const __m256i m = lanes8(n - i);
+    const __m256 e = _mm256_and_ps(_mm256_castsi256_ps(m),
+                                   exp_canonical(_mm256_sub_ps(_mm256_maskload_ps(x + i, m), vm)));
+    _mm256_maskstore_ps(x + i, m, e);
+    sum[(i / 8) & 1] = _mm256_add_ps(sum[(i / 8) & 1], e);  // + 0 past the end: exact
+  }
+  const float total = reduce_canonical(sum[0], sum[1]);
+  const __m256 inv = _mm256_set1_ps(1.0f / total);
+  for (size_t i = 0; i < n; i += 8) {
+    const __m256i m = lanes8(n - i);
+    _mm256_maskstore_ps(x + i, m, _mm256_mul_ps(_mm256_maskload_ps(x + i, m), inv));
+  }
+  return std::log(total) + mx;
+}
+
 void sgemm_avx2(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
                 const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
                 size_t ldc) {
@@ -228,7 +305,8 @@ void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, floa
   gemm_blocked(g, m, w.rows, w.cols, 1.0f, 0.0f, Y, ldy);
 }
 
-const Kernels kAvx2 = {"avx2_fma", matvec_avx2, matmul_avx2, rows_dot_avx2, sgemm_avx2};
+const Kernels kAvx2 = {"avx2_fma",    matvec_avx2,  matmul_avx2, rows_dot_avx2,
+                       dot_rows_avx2, softmax_avx2, sgemm_avx2};
 
 }  // namespace
 

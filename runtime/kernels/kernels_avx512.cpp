@@ -24,8 +24,11 @@
 //   rows_dot the matvec row dot on the selected rows.
 #include <immintrin.h>
 
+#include <cmath>
+
 
 #include "kernels/bf16_inline.h"
+#include "kernels/canonical_exp.h"
 #include "kernels/gemm_blocking.h"
 #include "kernels/kernels_avx512_paths.h"
 #include "kernels/kernels.h"
@@ -893,6 +896,97 @@ void rows_dot_avx512(const WeightView& w, const uint32_t* ids, size_t n, const f
   for (size_t i = 0; i < n; ++i) out[i] = row_dot(w, ids[i], x);
 }
 
+// ---------------------------------------------------------------- canonical order
+
+// kernels.h's tree over the 16 lanes: l + 8, + 4, + 2, + 1.
+inline float reduce_canonical(__m512 a) {
+  const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1));
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
+}
+
+// One zmm is the 16 canonical lanes; four rows at a time for independent chains.
+void dot_rows_avx512(const float* rows, size_t ld, size_t n, const float* x, size_t d,
+                     float* out) {
+  const size_t full = d & ~size_t(15);
+  const __mmask16 tail = lanes(d - full);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const float* r = rows + i * ld;
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t c = 0; c < full; c += 16) {
+      const __m512 xv = _mm512_loadu_ps(x + c);
+      a0 = _mm512_fmadd_ps(_mm512_loadu_ps(r + c), xv, a0);
+      a1 = _mm512_fmadd_ps(_mm512_loadu_ps(r + ld + c), xv, a1);
+      a2 = _mm512_fmadd_ps(_mm512_loadu_ps(r + 2 * ld + c), xv, a2);
+      a3 = _mm512_fmadd_ps(_mm512_loadu_ps(r + 3 * ld + c), xv, a3);
+    }
+    if (tail) {  // masked lanes keep their sums: the scalar order skips them
+      const __m512 xv = _mm512_maskz_loadu_ps(tail, x + full);
+      a0 = _mm512_mask3_fmadd_ps(_mm512_maskz_loadu_ps(tail, r + full), xv, a0, tail);
+      a1 = _mm512_mask3_fmadd_ps(_mm512_maskz_loadu_ps(tail, r + ld + full), xv, a1, tail);
+      a2 = _mm512_mask3_fmadd_ps(_mm512_maskz_loadu_ps(tail, r + 2 * ld + full), xv, a2, tail);
+      a3 = _mm512_mask3_fmadd_ps(_mm512_maskz_loadu_ps(tail, r + 3 * ld + full), xv, a3, tail);
+    }
+    out[i] += reduce_canonical(a0);
+    out[i + 1] += reduce_canonical(a1);
+    out[i + 2] += reduce_canonical(a2);
+    out[i + 3] += reduce_canonical(a3);
+  }
+  for (; i < n; ++i) {
+    const float* r = rows + i * ld;
+    __m512 a = _mm512_setzero_ps();
+    for (size_t c = 0; c < full; c += 16)
+      a = _mm512_fmadd_ps(_mm512_loadu_ps(r + c), _mm512_loadu_ps(x + c), a);
+    if (tail)
+      a = _mm512_mask3_fmadd_ps(_mm512_maskz_loadu_ps(tail, r + full),
+                                _mm512_maskz_loadu_ps(tail, x + full), a, tail);
+    out[i] += reduce_canonical(a);
+  }
+}
+
+// canonical_exp.h's steps on 16 lanes (t <= 0; below kMin or NaN: 0).
+inline __m512 exp_canonical(__m512 t) {
+  namespace ce = canonical_exp;
+  const __mmask16 live = _mm512_cmp_ps_mask(t, _mm512_set1_ps(ce::kMin), _CMP_GE_OQ);
+  const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(ce::kLog2e)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fmadd_ps(k, _mm512_set1_ps(-ce::kLn2Hi), t);
+  r = _mm512_fmadd_ps(k, _mm512_set1_ps(-ce::kLn2Lo), r);
+  __m512 p = _mm512_set1_ps(ce::kC6);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ce::kC5));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ce::kC4));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ce::kC3));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ce::kC2));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ce::kC1));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ce::kC0));
+  const __m512i e = _mm512_slli_epi32(_mm512_cvtps_epi32(k), 23);
+  return _mm512_maskz_mov_ps(live, _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), e)));
+}
+
+float softmax_avx512(float* x, size_t n) {
+  __m512 vmax = _mm512_set1_ps(x[0]);
+  for (size_t i = 0; i < n; i += 16)
+    vmax = _mm512_mask_max_ps(vmax, lanes(n - i), vmax, _mm512_maskz_loadu_ps(lanes(n - i), x + i));
+  const float mx = _mm512_reduce_max_ps(vmax);  // max is exact in any order
+  const __m512 vm = _mm512_set1_ps(mx);
+  __m512 sum = _mm512_setzero_ps();
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = lanes(n - i);
+    const __m512 e = _mm512_maskz_mov_ps(m, exp_canonical(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), vm)));
+    _mm512_mask_storeu_ps(x + i, m, e);
+    sum = _mm512_mask_add_ps(sum, m, sum, e);
+  }
+  const float total = reduce_canonical(sum);
+  const __m512 inv = _mm512_set1_ps(1.0f / total);
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 m = lanes(n - i);
+    _mm512_mask_storeu_ps(x + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), inv));
+  }
+  return std::log(total) + mx;
+}
+
 // ---------------------------------------------------------------- GEMM entry points
 
 void sgemm_avx512(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
@@ -934,7 +1028,8 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
   matmul_avx512_widened(w, X, ldx, m, Y, ldy);
 }
 
-const Kernels kAvx512 = {"avx512", matvec_avx512, matmul_avx512, rows_dot_avx512, sgemm_avx512};
+const Kernels kAvx512 = {"avx512",        matvec_avx512,  matmul_avx512, rows_dot_avx512,
+                         dot_rows_avx512, softmax_avx512, sgemm_avx512};
 
 }  // namespace
 

@@ -3,7 +3,11 @@
 // layouts a faster table does not specialise. Written for clarity first; the
 // inner loops are still contiguous where the layout allows, so the compiler
 // can vectorise them for the baseline target.
+#include <cmath>
 #include <cstring>
+#include <initializer_list>
+
+#include "kernels/canonical_exp.h"
 
 #include "kernels/bf16_inline.h"
 #include "kernels/kernels.h"
@@ -116,7 +120,57 @@ void sgemm_scalar(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, floa
   }
 }
 
-const Kernels kScalar = {"scalar", matvec_scalar, matmul_scalar, rows_dot_scalar, sgemm_scalar};
+// kernels.h's canonical tree over 16 lane sums: l + 8, + 4, + 2, + 1.
+float reduce_lanes(float* a) {
+  for (size_t half = kCanonicalLanes / 2; half >= 1; half /= 2)
+    for (size_t l = 0; l < half; ++l) a[l] += a[l + half];
+  return a[0];
+}
+
+// The canonical order spelled out: lane l fuses c ≡ l (mod 16) in ascending c.
+// std::fma is the single-rounding operation the SIMD tables' FMA performs.
+void dot_rows_scalar(const float* rows, size_t ld, size_t n, const float* x, size_t d,
+                     float* out) {
+  for (size_t i = 0; i < n; ++i) {
+    const float* r = rows + i * ld;
+    float a[kCanonicalLanes] = {};
+    for (size_t c = 0; c < d; ++c) a[c % kCanonicalLanes] = std::fma(r[c], x[c], a[c % kCanonicalLanes]);
+    out[i] += reduce_lanes(a);
+  }
+}
+
+// canonical_exp.h's steps, one value at a time.
+float exp_canonical(float t) {
+  namespace ce = canonical_exp;
+  if (!(t >= ce::kMin)) return 0.0f;
+  const float k = std::nearbyint(t * ce::kLog2e);
+  float r = std::fma(k, -ce::kLn2Hi, t);
+  r = std::fma(k, -ce::kLn2Lo, r);
+  float p = ce::kC6;
+  for (float c : {ce::kC5, ce::kC4, ce::kC3, ce::kC2, ce::kC1, ce::kC0}) p = std::fma(p, r, c);
+  uint32_t bits;
+  std::memcpy(&bits, &p, sizeof bits);
+  bits += static_cast<uint32_t>(static_cast<int32_t>(k)) << 23;
+  std::memcpy(&p, &bits, sizeof p);
+  return p;
+}
+
+float softmax_scalar(float* x, size_t n) {
+  float mx = x[0];
+  for (size_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+  float a[kCanonicalLanes] = {};
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = exp_canonical(x[i] - mx);
+    a[i % kCanonicalLanes] += x[i];
+  }
+  const float sum = reduce_lanes(a);
+  const float inv = 1.0f / sum;
+  for (size_t i = 0; i < n; ++i) x[i] *= inv;
+  return std::log(sum) + mx;  // sum >= 1: the maximum adds exp(0)
+}
+
+const Kernels kScalar = {"scalar",        matvec_scalar,  matmul_scalar, rows_dot_scalar,
+                         dot_rows_scalar, softmax_scalar, sgemm_scalar};
 
 }  // namespace
 

@@ -115,20 +115,17 @@ struct RopeTable {
   }
 };
 
-// One query against n keys (ops::swa_attend's math). With one KV head the
-// keys are rows of hd floats, so the scores are one kernel matvec; the
-// weighted sum of values is a plain loop the compiler vectorises.
+// One query against n keys (ops::swa_attend's math). The scores are the
+// table's dot_rows (keys at any stride) and the softmax the table's: both in
+// the canonical order, so every ISA gets the same bits; the weighted sum of
+// values is a plain loop the compiler vectorises.
 void attend_row(const Kernels& k, const float* q, const float* K, const float* V, size_t stride,
                 size_t n, size_t hd, float* probs, float* out) {
-  if (stride != hd) return ops::swa_attend(q, K, stride, V, stride, n, hd, probs, out);
-  WeightView keys;
-  keys.rows = static_cast<uint32_t>(n);
-  keys.cols = static_cast<uint32_t>(hd);
-  keys.data = K;
-  k.matvec(keys, q, probs);
+  for (size_t j = 0; j < n; ++j) probs[j] = 0.f;
+  k.dot_rows(K, stride, n, q, hd, probs);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   for (size_t j = 0; j < n; ++j) probs[j] *= scale;
-  ops::softmax(probs, n);
+  k.softmax(probs, n);
   for (size_t i = 0; i < hd; ++i) out[i] = 0.f;
   for (size_t j = 0; j < n; ++j) {
     const float p = probs[j];
@@ -183,7 +180,7 @@ void swa_heads(amxqa_session* s, LayerState& st, uint32_t m, float* scratch, siz
         const size_t a = window_lo(pos) - lo0, e = pos - lo0 + 1;  // this row's keys [a, e)
         float* row = scratch + r * n;
         for (size_t j = 0; j < a; ++j) row[j] = 0.f;
-        ops::softmax(row + a, e - a);
+        k.softmax(row + a, e - a);
         for (size_t j = e; j < n; ++j) row[j] = 0.f;
       }
       k.sgemm(false, false, rows, d.hd, n, 1.f, scratch, n, Vg, kvw, 0.f,

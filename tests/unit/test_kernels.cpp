@@ -358,6 +358,62 @@ TEST_SUITE("unit") {
           }
   }
 
+  // dot_rows and softmax follow kernels.h's canonical order: the scalar
+  // table is checked against double, every other table against scalar bit
+  // for bit (the same answers on every ISA rest on it).
+  TEST_CASE("dot_rows: scalar near double, every table bit-identical to scalar") {
+    std::vector<Table> tables = fast_tables();
+    tables.push_back({"amx_emulated", kernels_amx_emulated()});
+    for (size_t d : {size_t(1), size_t(7), size_t(16), size_t(33), size_t(256), size_t(300)})
+      for (size_t n : {size_t(1), size_t(3), size_t(4), size_t(9), size_t(130)}) {
+        const size_t ld = d + 5;  // padded rows: the padding must not be read into sums
+        const std::vector<float> rows = random_vec(n * ld), x = random_vec(d);
+        const std::vector<float> base = random_vec(n);
+        std::vector<float> want = base;
+        kernels_scalar().dot_rows(rows.data(), ld, n, x.data(), d, want.data());
+        for (size_t i = 0; i < n; ++i) {
+          double ref = base[i], mag = std::fabs(base[i]);
+          for (size_t c = 0; c < d; ++c) {
+            ref += double(rows[i * ld + c]) * x[c];
+            mag += std::fabs(double(rows[i * ld + c]) * x[c]);
+          }
+          REQUIRE(std::fabs(want[i] - ref) <= 1e-5 * mag + 1e-30);
+        }
+        for (const Table& t : tables) {
+          std::vector<float> got = base;
+          t.k->dot_rows(rows.data(), ld, n, x.data(), d, got.data());
+          for (size_t i = 0; i < n; ++i)
+            REQUIRE_MESSAGE(got[i] == want[i], t.label << " d=" << d << " n=" << n << " row " << i);
+        }
+      }
+  }
+
+  TEST_CASE("softmax: scalar near the exact one, every table bit-identical to scalar") {
+    std::vector<Table> tables = fast_tables();
+    tables.push_back({"amx_emulated", kernels_amx_emulated()});
+    for (size_t n : {size_t(1), size_t(5), size_t(8), size_t(17), size_t(64), size_t(255)})
+      for (float spread : {1.0f, 30.0f, 200.0f}) {  // 200: many terms below exp's cut-off
+        std::vector<float> x = random_vec(n);
+        for (float& v : x) v *= spread;
+        std::vector<float> want = x;
+        const float lse = kernels_scalar().softmax(want.data(), n);
+        double mx = x[0];
+        for (float v : x) mx = std::max(mx, double(v));
+        double sum = 0;
+        for (float v : x) sum += std::exp(double(v) - mx);
+        CHECK(std::fabs(lse - (std::log(sum) + mx)) <= 1e-5 * (1 + std::fabs(mx)));
+        for (size_t i = 0; i < n; ++i)
+          REQUIRE(std::fabs(want[i] - std::exp(double(x[i]) - mx) / sum) <= 2e-6);
+        for (const Table& t : tables) {
+          std::vector<float> got = x;
+          const float l = t.k->softmax(got.data(), n);
+          CHECK(l == lse);
+          for (size_t i = 0; i < n; ++i)
+            REQUIRE_MESSAGE(got[i] == want[i], t.label << " n=" << n << " [" << i << "]");
+        }
+      }
+  }
+
   TEST_CASE("kernel tables are named for their ISA") {
     CHECK(std::string(kernels_scalar().name) == "scalar");
     if (kernels_avx2()) CHECK(std::string(kernels_avx2()->name) == "avx2_fma");

@@ -45,13 +45,20 @@ void rows_dot_amx(const WeightView& w, const uint32_t* ids, size_t n, const floa
   delegate().rows_dot(w, ids, n, x, out);
 }
 
+void dot_rows_amx(const float* rows, size_t ld, size_t n, const float* x, size_t d, float* out) {
+  delegate().dot_rows(rows, ld, n, x, d, out);
+}
+
+float softmax_amx(float* x, size_t n) { return delegate().softmax(x, n); }
+
 void sgemm_amx(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
                const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
                size_t ldc) {
   delegate().sgemm(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-const Kernels kAmx = {"amx_bf16_16x16", matvec_amx, matmul_amx, rows_dot_amx, sgemm_amx};
+const Kernels kAmx = {"amx_bf16_16x16", matvec_amx,  matmul_amx, rows_dot_amx,
+                      dot_rows_amx,     softmax_amx, sgemm_amx};
 
 }  // namespace
 

@@ -29,14 +29,23 @@ void rows_dot_amx_emulated(const WeightView& w, const uint32_t* ids, size_t n, c
   kernels_scalar().rows_dot(w, ids, n, x, out);
 }
 
+void dot_rows_amx_emulated(const float* rows, size_t ld, size_t n, const float* x, size_t d,
+                           float* out) {
+  kernels_scalar().dot_rows(rows, ld, n, x, d, out);
+}
+
+float softmax_amx_emulated(float* x, size_t n) { return kernels_scalar().softmax(x, n); }
+
 void sgemm_amx_emulated(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
                         const float* A, size_t lda, const float* B, size_t ldb, float beta,
                         float* C, size_t ldc) {
   kernels_scalar().sgemm(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-const Kernels kAmxEmulated = {"amx_emulated", matvec_amx_emulated,
-                              matmul_amx_emulated, rows_dot_amx_emulated, sgemm_amx_emulated};
+const Kernels kAmxEmulated = {"amx_emulated",        matvec_amx_emulated,
+                              matmul_amx_emulated,   rows_dot_amx_emulated,
+                              dot_rows_amx_emulated, softmax_amx_emulated,
+                              sgemm_amx_emulated};
 
 }  // namespace
 
