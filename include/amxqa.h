@@ -422,7 +422,9 @@ AMXQA_API amxqa_status amxqa_answer_stream(amxqa_session* session, const char* q
  * Score. A span's score is its probability as amxqa_answer_info.probability
  * defines it (MODEL.md "No-answer decision"): its start's softmax weight over
  * the allowed starts and the threshold-shifted ABSTAIN, times the probability
- * of each later token and of the closing EOT. So scores are comparable with
+ * of each later token and of the closing EOT (with an end pointer,
+ * arch.end_pointer: times the end's softmax weight over the allowed ends,
+ * MODEL.md "End pointer"). So scores are comparable with
  * each other, across windows, and with info.probability; they lie in [0, 1].
  *
  * Order. spans[0] is always the answer amxqa_answer gives for the same input

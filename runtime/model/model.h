@@ -44,6 +44,7 @@ struct amxqa_model {
   float rope_theta, norm_eps;
   bool question_match;  // MODEL.md "Question match"
   bool start_pointer;   // MODEL.md "Start pointer"
+  bool end_pointer;     // MODEL.md "End pointer" (only with start_pointer)
   uint32_t bos, eot, ans, abstain, pad;
   float no_answer_threshold;  // MODEL.md "No-answer decision" (0 without a calibration)
   amxqa::TokenizerView tok;

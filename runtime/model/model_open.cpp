@@ -84,6 +84,7 @@ void fill_model(const fb::Model& m, const uint8_t* data, size_t len, amxqa_model
   out->norm_eps = a.norm_eps();
   out->question_match = a.question_match();
   out->start_pointer = a.start_pointer();
+  out->end_pointer = a.end_pointer();
   const fb::Specials& sp = *m.specials();
   out->pad = sp.pad();
   out->bos = sp.bos();

@@ -110,6 +110,10 @@ bool check_arch(const fb::Arch& a, CheckSink& s) {
     s.fail(E, "arch.head_dim: %u is odd (RoPE rotates pairs)", a.head_dim());
     ok = false;
   }
+  if (a.end_pointer() && !a.start_pointer()) {
+    s.fail(E, "arch.end_pointer: set without arch.start_pointer (MODEL.md \"End pointer\")");
+    ok = false;
+  }
   const auto* kinds = a.layer_kinds();
   if (!kinds) {
     s.fail(E, "arch.layer_kinds: missing");

@@ -126,6 +126,26 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
       r.n_cand = 1;
     } else if (pointer_step) {
       c = pick_start(s, np, &r.n_cand, s->no_answer_threshold);
+    } else if (step == 2 && s->pass_u && s->model->end_pointer) {
+      // End pointer (MODEL.md "End pointer"): one decode step on t_start,
+      // then the span's last position; the span is complete.
+      if (r.answer_tokens == s->opt.max_answer_tokens) break;
+      const uint32_t start = s->cand[0];
+      decode_step(s, s->ans_ids[0]);
+      uint32_t n_tokens = 0;
+      c = pick_end(s, np, start, &n_tokens);
+      r.logprob_sum += c.logprob;
+      r.steps = step;
+      r.eot = true;
+      for (uint32_t i = start + 1; i < start + n_tokens; ++i) {
+        s->ans_ids[r.answer_tokens++] = s->pass_ids[i];
+        if (sink.on_token && sink.on_token(sink.user, in.p + s->pass_off[i], pass_token_len(s, i, np, in.plen))) {
+          r.cancelled = true;
+          s->cand[0] = i;  // the span streamed so far ends here
+          break;
+        }
+      }
+      break;
     } else {
       size_t n_span = 0, na = 0;
       if (step == 1) {

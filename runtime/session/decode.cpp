@@ -214,6 +214,36 @@ Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand, float tau
   return c;
 }
 
+Choice pick_end(amxqa_session* s, uint32_t n_pass, uint32_t start, uint32_t* n_tokens) {
+  const size_t d = s->dim.d;
+  const float* g = s->blk.xn;
+  // Reachable ends: the id rule's continuations (generatable tokens), at most
+  // max_answer_tokens in all; their scores go into s->logits (V >= 261 floats).
+  uint32_t hi = start + 1;
+  const uint32_t cap = s->opt.max_answer_tokens < s->dim.V ? s->opt.max_answer_tokens : s->dim.V;
+  while (hi < n_pass && hi - start < cap && token_generatable(s, s->pass_ids[hi])) ++hi;
+  float* z = s->logits;
+  for (uint32_t j = start; j < hi; ++j) {
+    const float* u = s->pass_u + size_t(j) * d;
+    float acc = 0.f;
+    for (size_t k = 0; k < d; ++k) acc += u[k] * g[k];
+    z[j - start] = acc;
+  }
+  Choice c = argmax_logprob(
+      hi - start, [&](size_t i) { return z[i]; }, [](size_t i) { return uint32_t(i); },
+      [&](size_t i) { return may_end(s, start + uint32_t(i), n_pass); });
+  // No allowed end (nothing ends a word in reach): the span runs to the last
+  // reachable token, as the id rule does when EOT is never allowed.
+  bool any = false;
+  for (uint32_t j = start; j < hi && !any; ++j) any = may_end(s, j, n_pass);
+  const uint32_t end = any ? start + c.id : hi - 1;
+  if (!any) c.logprob = 0.f;
+  c.id = s->pass_ids[end];
+  s->cand[0] = end;
+  *n_tokens = end - start + 1;
+  return c;
+}
+
 uint32_t next_start(const amxqa_session* s, uint32_t n_pass, uint32_t prev) {
   const float* z = s->pass_z;
   const float zp = z[prev];

@@ -42,6 +42,13 @@ struct Choice {
 // candidates become {i}, *n_cand = 1.
 Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand, float tau);
 
+// Extractive step 2 of an end-pointer model (MODEL.md "End pointer"), after
+// the decode step that fed t_start: scores the allowed ends j >= start by
+// xn · pass_u[j] (ties: the earlier position). Returns the choice (id t_j,
+// log-probability over the allowed ends) and sets s->cand[0] = j, so the span
+// is the n_tokens = j − start + 1 tokens ending at cand[0].
+Choice pick_end(amxqa_session* s, uint32_t n_pass, uint32_t start, uint32_t* n_tokens);
+
 // Top-k (MODEL.md "Top-k spans and windows"): after pick_start, the allowed
 // start that follows position `prev` in the order pick_start ranks them (score
 // s->pass_z descending, then position ascending; NaN never), or n_pass when

@@ -271,6 +271,38 @@ TEST_SUITE("unit") {
     }
   }
 
+  TEST_CASE("gradcheck: end pointer scores the span's last position from the first answer row") {
+    ArchConfig a = tiny_arch(false);
+    a.start_pointer = true;
+    a.end_pointer = true;
+    a.question_match = true;
+    TrainModel m(a, 29);
+    scale_up(m, 6);
+    Doc d = make_doc(15, 31, 40);
+    LossOptions opt;
+    opt.kind = LossKind::extractive;
+    opt.passage_begin = 3;
+    opt.passage_end = 9;
+    opt.ce_scale = 1.f;
+    // Answer = passage tokens 5..7 then EOT (rows 9, 10, 11, 12 predicted).
+    d.tokens[10] = d.tokens[5];
+    d.tokens[11] = d.tokens[6];
+    d.tokens[12] = d.tokens[7];
+    d.tokens[13] = kEot;
+    d.mask.assign(d.tokens.size(), 0);
+    d.mask[9] = d.mask[10] = d.mask[11] = d.mask[12] = 1;
+    opt.answer_begin = 5;
+    // The ANS row: token 8 (last of the passage) stands in for ANS here.
+    const StepStats st = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+    CHECK(st.predicted == 5u);  // start, end, and the three id rows after ANS
+    CHECK(check_all(m, d, opt, 3) > 0);
+    // Without the flag the same document has no end row.
+    ArchConfig b = a;
+    b.end_pointer = false;
+    TrainModel m2(b, 29);
+    CHECK(m2.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).predicted == 4u);
+  }
+
   TEST_CASE("gradcheck: question match adds the PAD row to matching passage tokens") {
     ArchConfig a = tiny_arch(false);
     a.question_match = true;

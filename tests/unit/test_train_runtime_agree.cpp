@@ -5,7 +5,8 @@
 // answer.cpp; here the flags come from the passage range, as in the trainer.
 // For a start-pointer model (MODEL.md "Start pointer") the runtime's first
 // extractive choice, a passage position, is the one the trainer's loss counts
-// as its argmax.
+// as its argmax; with the end pointer (MODEL.md "End pointer") so is the span's
+// last position.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -149,5 +150,63 @@ TEST_SUITE("unit") {
       }
     }
     CHECK(starts > 0);
+  }
+
+  TEST_CASE("end pointer: the runtime ends where the trainer's end argmax is") {
+  size_t checked = 0, longer = 0;
+  for (uint64_t seed : {17u, 18u, 19u, 20u, 21u, 22u}) {
+    ModelSpec spec = make_random_model("tiny", 5);
+    spec.arch.question_match = true;
+    spec.arch.start_pointer = true;
+    spec.arch.end_pointer = true;
+    TrainModel m(spec.arch, seed);
+    spec.tensors = m.to_tensors(DType::f32);
+    auto tm = open_spec(spec);
+    amxqa_session_options o = default_options();
+    o.whole_words = 0;  // the trainer's softmax does not mirror these two runtime rules
+    o.use_vocab_mask = 0;
+    o.max_answer_tokens = 256;  // more than the passage: every end is in reach
+    o.override_threshold = 1;
+    o.no_answer_threshold = INFINITY;  // always a span
+    auto ts = make_session(tm->model, o);
+    REQUIRE(ts->status == AMXQA_OK);
+    const char* qs[] = {"who built the old tower in the town", "when did the river flood",
+                        "what is the name of the king", "where do the birds go in winter"};
+    const std::string p =
+        "the tower was built by the people of the town in the old days when the river "
+        "flooded every spring and the king called the birds to the hills for the winter";
+    for (const char* q : qs) {
+      const Asked a = ask(ts->s, q, p);
+      REQUIRE(a.status == AMXQA_OK);
+      REQUIRE(!a.info.abstained);
+      const uint32_t end = ts->s->cand[0], start = end + 1 - a.info.answer_tokens;
+      const std::vector<uint32_t> ids = prompt_ids(tm->model, q, p);
+      const uint32_t np = static_cast<uint32_t>(encode_text(tm->model, p).size());
+      const uint32_t pe = static_cast<uint32_t>(ids.size()) - 1, pb = pe - np;
+      // The trainer's view: the runtime's start, then each possible end.
+      LossOptions opt;
+      opt.kind = LossKind::extractive;
+      opt.passage_begin = pb;
+      opt.passage_end = pe;
+      opt.answer_begin = pb + start;
+      std::vector<uint32_t> argmax;
+      for (uint32_t j = pb + start; j < pe; ++j) {
+        std::vector<uint32_t> doc(ids);
+        for (uint32_t t = pb + start; t <= j; ++t) doc.push_back(doc[t]);
+        doc.push_back(kEot);
+        std::vector<uint8_t> mask(doc.size(), 0);
+        mask[ids.size() - 1] = mask[ids.size()] = 1;  // the ANS row and the first answer row
+        const StepStats st = m.evaluate(doc.data(), doc.size(), mask.data(), opt);
+        if (st.end_correct) argmax.push_back(j - pb);
+      }
+      INFO("question: " << q);
+      REQUIRE(argmax.size() == 1);
+      CHECK(end == argmax[0]);
+      ++checked;
+      longer += end > start;
+    }
+  }
+  CHECK(checked == 24);
+  CHECK(longer > 0);  // not only one-token spans, where end == start is trivial
   }
 }

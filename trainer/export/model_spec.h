@@ -27,6 +27,7 @@ struct ArchConfig {
   float rope_theta = 10000.f, norm_eps = 1e-5f;
   bool question_match = false;  // MODEL.md "Question match" (adds no parameter)
   bool start_pointer = false;   // MODEL.md "Start pointer" (adds no parameter)
+  bool end_pointer = false;     // MODEL.md "End pointer" (adds no parameter; needs start_pointer)
 
   bool is_moe(uint32_t layer) const {
     for (uint32_t l : moe_layers) if (l == layer) return true;

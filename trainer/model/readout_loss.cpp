@@ -16,6 +16,9 @@
 //                over passage *positions* p, xf · (tok_emb[t_p] + U_p) with
 //                U_p = RMSNorm(x_L[p]; final_norm), and ABSTAIN; their later rows
 //                allow only the token after the chosen start's span, and EOT.
+//                End-pointer models (MODEL.md "End pointer") also score the
+//                first answer token's row over end positions j >= start,
+//                g · U_j, with the answer's last token as target.
 // Cross-entropy per position; backward into tok_emb rows, final_norm and x_L.
 #include <algorithm>
 #include <cmath>
@@ -128,6 +131,63 @@ void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   }
 }
 
+// End pointer (see top): the answer's last passage position, or 0 when the
+// first answer token's row is not a scored end row (no pointer row, row 1 not
+// predicted, or the answer does not match the passage from answer_begin).
+size_t end_target(const ArchConfig& a, const Work& im, const uint32_t* tokens, size_t n,
+                  const LossOptions& opt, bool pointer) {
+  if (!a.end_pointer || !pointer || im.rows.size() < 2 || im.rows[1] != im.rows[0] + 1) return 0;
+  const size_t pe = std::min<size_t>(opt.passage_end, n), first = im.rows[0] + 1;
+  size_t len = 0;
+  while (first + len < n && tokens[first + len] != kEot) {
+    if (opt.answer_begin + len >= pe || tokens[opt.answer_begin + len] != tokens[first + len]) return 0;
+    ++len;
+  }
+  if (len == 0 || tokens[first] == kAbstain) return 0;
+  return opt.answer_begin + len - 1;
+}
+
+// The first answer token's row softmax over ends [answer_begin, pe): g · U_j,
+// with U from pointer_loss (im.pu, im.pinv). On backward, im.edx[0, d)
+// receives d(loss)/d(g); the keys' gradients go into final_norm and dx.
+void end_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, size_t n, const LossOptions& opt,
+              size_t target, const float* g, float scale, bool backward, StepStats& st, float* dx) {
+  const size_t d = a.d_model, pb = opt.passage_begin, s0 = opt.answer_begin;
+  const size_t ne = std::min<size_t>(opt.passage_end, n) - s0;
+  Param& fn = P[im.final_norm];
+  const float* U = im.pu.data() + (s0 - pb) * d;
+  float* z = grow(im.ez, ne);
+  for (size_t j = 0; j < ne; ++j) {
+    float acc = 0.f;
+    for (size_t k = 0; k < d; ++k) acc += U[j * d + k] * g[k];
+    z[j] = acc;
+  }
+  const size_t tc = target - s0;
+  size_t best = 0;
+  for (size_t j = 1; j < ne; ++j)
+    if (z[j] > z[best]) best = j;  // ties: the earlier position (runtime pick_end)
+  st.end_correct += best == tc;
+  const float zt = z[tc];
+  const float lse = ops::softmax(z, ne);
+  st.loss_sum += double(lse) - double(zt);
+  ++st.predicted;
+  if (!backward) return;
+  for (size_t j = 0; j < ne; ++j) z[j] *= scale;
+  z[tc] -= scale;
+  float* dg = grow(im.edx, 2 * d);
+  float* du = dg + d;
+  std::fill(dg, dg + d, 0.f);
+  for (size_t j = 0; j < ne; ++j) {
+    for (size_t k = 0; k < d; ++k) {
+      dg[k] += z[j] * U[j * d + k];
+      du[k] = z[j] * g[k];
+    }
+    const size_t row = s0 + j;
+    simd::rmsnorm_backward(im.x.data() + row * d, fn.w.data(), im.pinv[row - pb], du, d, dx + row * d,
+                           fn.g.data());
+  }
+}
+
 }  // namespace
 
 void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const uint32_t* tokens,
@@ -185,11 +245,13 @@ void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   const bool pointer = pointer_row(a, tokens, n, opt, im.rows[0]);
   LossOptions row_opt = opt;  // answer_begin marks the pointer's one span, only when on
   if (!pointer) row_opt.answer_begin = 0;
+  const size_t end_at = end_target(a, im, tokens, n, opt, pointer);
   for (size_t i = 0; i < m; ++i) {
     float* zi = z + i * C;
     if (pointer && i == 0) {
       pointer_loss(a, P, im, tokens, n, opt, xf, scale, backward, st, dx);
       std::fill(zi, zi + C, 0.f);  // no id-softmax gradient from this row
+      if (end_at) end_loss(a, P, im, n, opt, end_at, xf + d, scale, backward, st, dx);
       continue;
     }
     if (per_step) {
@@ -229,6 +291,8 @@ void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   }
   if (pointer)
     for (size_t j = 0; j < d; ++j) dxf[j] += im.pdx[j];
+  if (end_at)
+    for (size_t j = 0; j < d; ++j) dxf[d + j] += im.edx[j];
   for (size_t i = 0; i < m; ++i) {
     const size_t r = im.rows[i];
     simd::rmsnorm_backward(im.x.data() + r * d, fn.w.data(), finv[i], dxf + i * d, d, dx + r * d,

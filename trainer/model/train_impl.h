@@ -79,6 +79,7 @@ struct Work {
   std::vector<uint32_t> tcol;      // per predicted row: target column
   std::vector<float> xf, finv, ec, zl, dxf, dec;
   std::vector<float> pu, pinv, pz, pdx;  // start pointer: keys' norms, 1/rms, scores, d(xf row 0)
+  std::vector<float> ez, edx;            // end pointer: scores, d(xf row 1) and a key's du
 
   // Backward scratch.
   std::vector<float> dx, dh, dmix, du, dv, dq, dk, dvv, do_, dz, dpre, dact, dS, g2;

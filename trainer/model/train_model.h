@@ -54,6 +54,7 @@ struct StepStats {
   uint64_t predicted = 0;   // number of predicted positions
   double aux_loss = 0;
   uint64_t correct = 0;     // argmax == target (over the loss's softmax set)
+  uint64_t end_correct = 0; // end-pointer rows (MODEL.md "End pointer"): argmax == target
   std::vector<uint64_t> expert_counts;  // per MoE layer × E, routing slots this step
 };
 

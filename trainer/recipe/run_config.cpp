@@ -116,6 +116,9 @@ RunConfig read_run_config(const Recipe& r) {
   a.norm_eps = static_cast<float>(r.number("arch.norm_eps", a.norm_eps));
   a.question_match = r.boolean("arch.question_match", false);
   a.start_pointer = r.boolean("arch.start_pointer", false);
+  a.end_pointer = r.boolean("arch.end_pointer", false);
+  if (a.end_pointer && !a.start_pointer)
+    throw std::runtime_error(r.name() + ": arch.end_pointer needs arch.start_pointer");
   if (a.d_model == 0 || a.n_heads == 0 || a.n_kv_heads == 0 || a.n_heads % a.n_kv_heads || a.head_dim == 0 ||
       a.vocab_size <= kMergeBase)
     throw std::runtime_error(r.name() + ": [arch] is inconsistent (zero size, heads % kv_heads, or vocab <= 261)");

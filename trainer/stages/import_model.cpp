@@ -39,6 +39,8 @@ void check_arch(const fb::Arch& a, const ArchConfig& c, const std::string& path)
   same("vocab_size", a.vocab_size(), c.vocab_size);
   same("question_match", a.question_match(), c.question_match);
   same("start_pointer", a.start_pointer(), c.start_pointer);
+  // end_pointer may differ: it adds no parameter, so a model trained without
+  // it can learn it from where it stands (recipe qa-v2.2).
   for (uint32_t l = 0; l < c.n_layers; ++l)
     same(("layer_kinds[" + std::to_string(l) + "]").c_str(),
          a.layer_kinds() && l < a.layer_kinds()->size() ? static_cast<uint64_t>(a.layer_kinds()->Get(l)) : 255, c.layer_kinds[l]);
