@@ -194,12 +194,7 @@ Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand, float tau
   const float* h = s->blk.xn;
   float* z = s->pass_z;  // [0, n_pass): positions, [n_pass]: ABSTAIN
   readout_rows(s, s->pass_ids, n_pass, z);
-  for (uint32_t i = 0; i < n_pass; ++i) {
-    const float* u = s->pass_u + size_t(i) * d;
-    float acc = 0.f;
-    for (size_t j = 0; j < d; ++j) acc += u[j] * h[j];
-    z[i] += acc;
-  }
+  s->kernels->dot_rows(s->pass_u, d, n_pass, h, d, z);  // z[i] += pass_u[i] · h, same bits on every ISA
   const uint32_t abstain = s->model->abstain;
   readout_rows(s, &abstain, 1, z + n_pass);
   // Index order breaks ties: the earlier position first.
@@ -223,12 +218,8 @@ Choice pick_end(amxqa_session* s, uint32_t n_pass, uint32_t start, uint32_t* n_t
   const uint32_t cap = s->opt.max_answer_tokens < s->dim.V ? s->opt.max_answer_tokens : s->dim.V;
   while (hi < n_pass && hi - start < cap && token_generatable(s, s->pass_ids[hi])) ++hi;
   float* z = s->logits;
-  for (uint32_t j = start; j < hi; ++j) {
-    const float* u = s->pass_u + size_t(j) * d;
-    float acc = 0.f;
-    for (size_t k = 0; k < d; ++k) acc += u[k] * g[k];
-    z[j - start] = acc;
-  }
+  for (uint32_t j = start; j < hi; ++j) z[j - start] = 0.f;
+  s->kernels->dot_rows(s->pass_u + size_t(start) * d, d, hi - start, g, d, z);
   Choice c = argmax_logprob(
       hi - start, [&](size_t i) { return z[i]; }, [](size_t i) { return uint32_t(i); },
       [&](size_t i) { return may_end(s, start + uint32_t(i), n_pass); });

@@ -501,27 +501,31 @@ TEST_CASE("unanswerable kinds: each makes a question its passage cannot answer")
       {"q0", "What was the largest castle built by the Normans in Dover?", {"1066"}, {int64_t(p0.find("1066"))}});
   Rng rng(7);
   Unanswerable u;
-  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::negation, rng, &u));
+  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::negation, 0.0, rng, &u));
   CHECK(u.question == "What was not the largest castle built by the Normans in Dover?");
   CHECK(u.passage == p0);
-  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::antonym_swap, rng, &u));
+  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::antonym_swap, 0.0, rng, &u));
   CHECK(u.question == "What was the smallest castle built by the Normans in Dover?");
-  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::entity_swap, rng, &u));
+  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::entity_swap, 0.0, rng, &u));
   CHECK(u.question != arts[0].paragraphs[0].qas[0].question);
   CHECK(u.passage == p0);
-  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::answer_removed, rng, &u));
+  REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::answer_removed, 0.0, rng, &u));
   CHECK(u.passage.find("1066") == std::string::npos);
   // Other paragraph: never one that holds the answer; the most similar (the
   // castle paragraph) at least once in a few draws.
   bool similar = false;
   for (int i = 0; i < 8; ++i) {
-    REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::other_paragraph, rng, &u));
+    REQUIRE(make_unanswerable(arts, 0, 0, 0, UnanswerableKind::other_paragraph, 0.5, rng, &u));
     CHECK(u.passage != p0);
     similar |= u.passage == arts[0].paragraphs[2].context;
   }
   CHECK(similar);
   for (int k = 0; k < kUnanswerableKinds; ++k)
     CHECK(std::string(unanswerable_kind_name(static_cast<UnanswerableKind>(k))) != "?");
+  CHECK(parse_unanswerable_kinds("other_paragraph answer_removed entity_swap") == kDefaultUnanswerableKinds);
+  CHECK(parse_unanswerable_kinds(" negation\tantonym_swap ") == 0x18u);
+  CHECK_THROWS(parse_unanswerable_kinds("negation typo"));
+  CHECK_THROWS(parse_unanswerable_kinds(""));
 }
 
 TEST_CASE("tokenizer file round-trips and rejects garbage") {

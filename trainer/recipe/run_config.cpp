@@ -1,5 +1,7 @@
 #include "recipe/run_config.h"
 
+#include "stages/unanswerable.h"
+
 #include <stdexcept>
 
 namespace amxqa::train {
@@ -43,6 +45,8 @@ StageConfig read_stage(const Recipe& r, const std::string& s, const AdamWConfig&
   c.checkpoint_every = u32(r, s + ".checkpoint_every", 200);
   c.examples = u32(r, s + ".examples", 2000);
   c.unanswerable_frac = r.number(s + ".unanswerable_frac", 0.0);
+  if (r.has(s + ".unanswerable_kinds")) c.unanswerable_kinds = parse_unanswerable_kinds(r.str(s + ".unanswerable_kinds", ""));
+  c.hard_negative_frac = r.number(s + ".hard_negative_frac", 0.0);
   c.replay_frac = r.number(s + ".replay_frac", 0.0);
   c.crop_frac = r.number(s + ".crop_frac", 0.0);
   const std::string compute = r.str(s + ".compute", r.str("optim.compute", "f32"));
@@ -50,7 +54,7 @@ StageConfig read_stage(const Recipe& r, const std::string& s, const AdamWConfig&
     throw std::runtime_error(r.name() + ": " + s + ".compute must be f32 or bf16");
   c.bf16_compute = compute == "bf16";
   if (c.unanswerable_frac < 0 || c.unanswerable_frac > 1 || c.replay_frac < 0 || c.replay_frac > 1 ||
-      c.crop_frac < 0 || c.crop_frac > 1)
+      c.crop_frac < 0 || c.crop_frac > 1 || c.hard_negative_frac < 0 || c.hard_negative_frac > 1)
     throw std::runtime_error(r.name() + ": " + s + " fractions must lie in [0, 1]");
   return c;
 }

@@ -22,6 +22,8 @@ struct StageConfig {
   uint32_t log_every = 10, eval_every = 100, checkpoint_every = 200;
   uint32_t examples = 2000;         // SFT: examples built for the stage
   double unanswerable_frac = 0.0;   // sft_qa, sft_abstain: share of abstention examples
+  uint32_t unanswerable_kinds = 0x7;  // sft_qa: bits of UnanswerableKind (stages/unanswerable.h)
+  double hard_negative_frac = 0.0;  // sft_qa: other_paragraph takes the most similar paragraph this often
   double replay_frac = 0.0;         // SFT: share of pretraining pieces mixed in
   double crop_frac = 0.0;           // sft_qa: share of passages cropped to sentences near the answer
   bool bf16_compute = false;        // compute = bf16: GEMM operands rounded to bf16 (set_bf16_compute)

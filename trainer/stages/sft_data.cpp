@@ -195,7 +195,7 @@ bool answer_example(const std::vector<SquadArticle>& train, const QaRef& r, cons
 }  // namespace
 
 SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                    size_t max_tokens, uint64_t seed, double crop_frac, double unanswerable_frac) {
+                    size_t max_tokens, uint64_t seed, double crop_frac, const UnanswerableMix& mix) {
   SftSet s;
   const size_t want = n + val;
   std::vector<QaRef> used;
@@ -221,13 +221,17 @@ SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView&
   // Unanswerable replacements draw from their own stream, so crop_frac's
   // choices above are the same with or without them.
   Rng un(seed ^ 0x756e616e73ull);  // "unans"
-  for (size_t i = 0; unanswerable_frac > 0 && i < s.train.size(); ++i) {
-    if (un.uniform() >= unanswerable_frac) continue;
-    const size_t first_kind = un.below(kUnanswerableKinds);
-    for (size_t k = 0; k < kUnanswerableKinds; ++k) {
-      const auto kind = static_cast<UnanswerableKind>((first_kind + k) % kUnanswerableKinds);
+  UnanswerableKind kinds[kUnanswerableKinds];
+  size_t n_kinds = 0;
+  for (int k = 0; k < kUnanswerableKinds; ++k)
+    if (mix.kinds & (1u << k)) kinds[n_kinds++] = static_cast<UnanswerableKind>(k);
+  for (size_t i = 0; mix.frac > 0 && n_kinds > 0 && i < s.train.size(); ++i) {
+    if (un.uniform() >= mix.frac) continue;
+    const size_t first_kind = un.below(n_kinds);
+    for (size_t k = 0; k < n_kinds; ++k) {
+      const UnanswerableKind kind = kinds[(first_kind + k) % n_kinds];
       Unanswerable u;
-      if (!make_unanswerable(train, used[i].a, used[i].p, used[i].q, kind, un, &u)) continue;
+      if (!make_unanswerable(train, used[i].a, used[i].p, used[i].q, kind, mix.hard_frac, un, &u)) continue;
       if (un.uniform() < crop_frac) u.passage = crop_random_sentences(u.passage, un);
       Example ex;
       if (!build_abstain_example(tok, u.question, u.passage, max_tokens, &ex)) continue;

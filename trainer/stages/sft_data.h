@@ -40,12 +40,12 @@ SftSet build_stop_set(const std::vector<std::string>& paragraphs, const Tokenize
 // crop_frac (ours): that share of the training passages is cropped to the
 // answer's sentence and 0–3 sentences on each side (drawn per example), so a
 // step of the same tokens holds more questions; validation is never cropped.
-// unanswerable_frac (model v2): that share of the training examples is
-// replaced by an unanswerable one made from the same question
-// (stages/unanswerable.h, the three kinds in turn; target ABSTAIN), cropped
-// like answerable passages so length is no cue. Validation stays answerable.
+// mix.frac (model v2): that share of the training examples is replaced by an
+// unanswerable one made from the same question (stages/unanswerable.h, the
+// recipe's kinds in turn; target ABSTAIN), cropped like answerable passages so
+// length is no cue. Validation stays answerable.
 SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                    size_t max_tokens, uint64_t seed, double crop_frac = 0.0, double unanswerable_frac = 0.0);
+                    size_t max_tokens, uint64_t seed, double crop_frac = 0.0, const UnanswerableMix& mix = {});
 SftSet build_abstain_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
                          double unanswerable_frac, size_t max_tokens, uint64_t seed);
 

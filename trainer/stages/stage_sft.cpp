@@ -92,8 +92,9 @@ void stage_sft_stop(RunContext& ctx) {
 
 void stage_sft_qa(RunContext& ctx) {
   run_sft(ctx, "sft_qa", "sft_stop", ctx.cfg.sft_qa, 2, [&](const TokenizerView& tok, size_t max_tokens, size_t n) {
-    SftSet set = build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed, ctx.cfg.sft_qa.crop_frac,
-                              ctx.cfg.sft_qa.unanswerable_frac);
+    const StageConfig& c = ctx.cfg.sft_qa;
+    const UnanswerableMix mix{c.unanswerable_frac, c.unanswerable_kinds, c.hard_negative_frac};
+    SftSet set = build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed, c.crop_frac, mix);
     if (set.unanswerable > 0) {
       std::fprintf(stderr, "[sft_qa] unanswerable by kind:");
       for (int k = 0; k < kUnanswerableKinds; ++k)

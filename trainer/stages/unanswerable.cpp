@@ -1,6 +1,7 @@
 #include "stages/unanswerable.h"
 
 #include <cctype>
+#include <stdexcept>
 
 #include "squad/squad_examples.h"
 #include "stages/sft_data.h"
@@ -71,12 +72,14 @@ size_t overlap(const std::vector<std::string>& qwords, const std::string& passag
   return n;
 }
 
-// Half the time a random other paragraph; half the time the one that shares
-// the most words with the question (SQuAD 2.0's negatives look answerable:
-// the words match, the fact is absent).
-bool other_paragraph(const SquadArticle& art, size_t p, const SquadQa& qa, Rng& rng, Unanswerable* out) {
+// With probability hard_frac the paragraph that shares the most words with the
+// question (SQuAD 2.0's negatives look answerable: the words match, the fact
+// is absent), else a random one. hard_frac 0 draws nothing extra, so the
+// random choice is the same stream as before the option existed.
+bool other_paragraph(const SquadArticle& art, size_t p, const SquadQa& qa, double hard_frac, Rng& rng,
+                     Unanswerable* out) {
   if (art.paragraphs.size() < 2) return false;
-  if (rng.uniform() < 0.5) {
+  if (hard_frac > 0 && rng.uniform() < hard_frac) {
     const auto qwords = content_words(qa.question);
     size_t best = art.paragraphs.size(), best_overlap = 0;
     for (size_t o = 0; o < art.paragraphs.size(); ++o) {
@@ -209,14 +212,33 @@ const char* unanswerable_kind_name(UnanswerableKind k) {
   return "?";
 }
 
+uint32_t parse_unanswerable_kinds(const std::string& names) {
+  uint32_t bits = 0;
+  size_t i = 0;
+  while (i < names.size()) {
+    while (i < names.size() && std::isspace(static_cast<unsigned char>(names[i]))) ++i;
+    size_t j = i;
+    while (j < names.size() && !std::isspace(static_cast<unsigned char>(names[j]))) ++j;
+    if (j == i) break;
+    const std::string name = names.substr(i, j - i);
+    int k = 0;
+    while (k < kUnanswerableKinds && name != unanswerable_kind_name(static_cast<UnanswerableKind>(k))) ++k;
+    if (k == kUnanswerableKinds) throw std::runtime_error("unknown unanswerable kind '" + name + "'");
+    bits |= 1u << k;
+    i = j;
+  }
+  if (bits == 0) throw std::runtime_error("unanswerable_kinds names no kind");
+  return bits;
+}
+
 bool make_unanswerable(const std::vector<SquadArticle>& train, size_t a, size_t p, size_t q, UnanswerableKind kind,
-                       Rng& rng, Unanswerable* out) {
+                       double hard_frac, Rng& rng, Unanswerable* out) {
   const SquadArticle& art = train[a];
   const SquadParagraph& para = art.paragraphs[p];
   const SquadQa& qa = para.qas[q];
   if (qa.answers.empty()) return false;
   switch (kind) {
-    case UnanswerableKind::other_paragraph: return other_paragraph(art, p, qa, rng, out);
+    case UnanswerableKind::other_paragraph: return other_paragraph(art, p, qa, hard_frac, rng, out);
     case UnanswerableKind::answer_removed: return answer_removed(para, qa, out);
     case UnanswerableKind::entity_swap: return entity_swap(art, para, qa, rng, out);
     case UnanswerableKind::negation: return negation(para, qa, out);

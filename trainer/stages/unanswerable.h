@@ -13,6 +13,10 @@
 //                    auxiliary verb ("was built" -> "was not built");
 //   antonym_swap     its own paragraph, a word of the question swapped for its
 //                    antonym ("largest" -> "smallest") that the paragraph lacks.
+// A recipe picks the kinds (sft_qa.unanswerable_kinds; the first three by
+// default, which is what model v2 was trained on) and how often
+// other_paragraph takes the most similar paragraph (sft_qa.hard_negative_frac,
+// default 0: always a random one).
 // Each kind returns false when it cannot make a sound example (the caller
 // then tries another kind or keeps the answerable one).
 #pragma once
@@ -27,12 +31,23 @@ enum class UnanswerableKind { other_paragraph, answer_removed, entity_swap, nega
 constexpr int kUnanswerableKinds = 5;
 const char* unanswerable_kind_name(UnanswerableKind k);
 
+// Bit k set: kind k is used. Default: other_paragraph, answer_removed, entity_swap.
+constexpr uint32_t kDefaultUnanswerableKinds = 0x7;
+// "other_paragraph answer_removed ..." (space-separated names) -> bits; throws on an unknown name.
+uint32_t parse_unanswerable_kinds(const std::string& names);
+
+struct UnanswerableMix {
+  double frac = 0.0;                            // share of QA examples replaced
+  uint32_t kinds = kDefaultUnanswerableKinds;   // which kinds (bits)
+  double hard_frac = 0.0;                       // other_paragraph: most similar paragraph this often
+};
+
 struct Unanswerable {
   std::string question, passage;
 };
 
 // From question `q` of paragraph `p` of article `a`.
 bool make_unanswerable(const std::vector<SquadArticle>& train, size_t a, size_t p, size_t q, UnanswerableKind kind,
-                       Rng& rng, Unanswerable* out);
+                       double hard_frac, Rng& rng, Unanswerable* out);
 
 }  // namespace amxqa::train
