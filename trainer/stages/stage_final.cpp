@@ -140,7 +140,8 @@ void stage_eval(RunContext& ctx) {
                                            std::to_string(info.moe_layer_count) + " layers"
                                      : std::string(", dense")) +
                    (c.arch.question_match ? ", question match" : "") +
-                   (c.arch.start_pointer ? ", start pointer" : "");
+                   (c.arch.start_pointer ? ", start pointer" : "") +
+                   (c.arch.end_pointer ? ", end pointer" : "");
   card.dtype = info.weight_dtype;
   card.params = info.param_count;
   card.active_params = info.active_param_count;
