@@ -20,7 +20,6 @@
 // this process may already run on (respects taskset / cgroup limits).
 #include <benchmark/benchmark.h>
 #include <sched.h>
-#include <strings.h>
 
 #include <chrono>
 #include <cstdio>
@@ -73,23 +72,6 @@ void pin_to_one_core() {
   }
 }
 
-bool starts_with(const char* s, const char* prefix) {
-  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
-}
-
-// True for --benchmark_list_tests with a true value, as Google Benchmark
-// reads it (no value, or anything but 0/false/f/no/n/off).
-bool lists_tests(const char* a) {
-  static const char kFlag[] = "--benchmark_list_tests";
-  if (!starts_with(a, kFlag)) return false;
-  const char* v = a + std::strlen(kFlag);
-  if (*v == '\0') return true;
-  if (*v++ != '=') return false;  // another flag with this prefix
-  for (const char* off : {"0", "false", "f", "no", "n", "off"})
-    if (!strcasecmp(v, off)) return false;
-  return true;
-}
-
 void print_help() {
   benchmark::PrintDefaultHelp();
   std::fprintf(
@@ -101,49 +83,6 @@ void print_help() {
       "  compare A.json B.json   summary keys side by side with B/A\n"
       "  --benchmark_list_tests=true lists the benchmarks and writes no file\n"
       "env: AMXQA_BENCH_CPU (core), AMXQA_DATA (data root), AMXQA_BENCH_MODEL (model file)\n");
-}
-
-// Strips our own flags from argv into run_options(); returns the rest, with
-// the mode's Google Benchmark defaults added where the user gave none.
-std::vector<std::string> parse_options(int argc, char** argv, std::string* error) {
-  RunOptions& o = run_options();
-  // The current folder, not a path compiled in: an installed or moved binary
-  // must not write into (or depend on) the checkout it was built from.
-  o.out_dir = ".";
-  std::vector<std::string> rest{argv[0]};
-  bool min_time = false, reps = false, aggregates = false;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    if (!std::strcmp(a, "--quick")) {
-      o.quick = true;
-    } else if (!std::strcmp(a, "--no-report")) {
-      o.report = false;
-    } else if (!std::strcmp(a, "--out-dir")) {
-      if (i + 1 >= argc)
-        *error = "--out-dir needs a directory";
-      else
-        o.out_dir = argv[++i];
-    } else if (starts_with(a, "--out-dir=")) {
-      o.out_dir = a + std::strlen("--out-dir=");
-    } else {
-      // Listing runs nothing, so its empty summary must not replace real results.
-      if (lists_tests(a)) o.report = false;
-      min_time |= starts_with(a, "--benchmark_min_time");
-      reps |= starts_with(a, "--benchmark_repetitions");
-      aggregates |= starts_with(a, "--benchmark_report_aggregates_only");
-      rest.push_back(a);
-    }
-  }
-  if (o.out_dir.empty()) *error = "--out-dir is empty";
-  if (o.quick) {
-    if (!min_time) rest.push_back("--benchmark_min_time=0.01");
-    if (!reps) rest.push_back("--benchmark_repetitions=1");
-  } else {
-    if (!min_time) rest.push_back("--benchmark_min_time=0.2");
-    if (!reps) rest.push_back("--benchmark_repetitions=5");
-    if (!aggregates) rest.push_back("--benchmark_report_aggregates_only=true");
-  }
-  return rest;
 }
 
 std::string load_average() {
@@ -187,17 +126,17 @@ int write_report(const CaptureReporter& reporter, const CpuIdentity& cpu, const 
 int main(int argc, char** argv) {
   if (argc >= 2 && !std::strcmp(argv[1], "compare")) return compare_main(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "rss-probe")) return rss_probe_main(argc - 1, argv + 1);
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+  std::string error;
+  std::vector<std::string> args;
+  switch (parse_run_options(argc, argv, &args, &error)) {
+    case ParsedRun::kHelp:
       print_help();
       return 0;
-    }
-
-  std::string error;
-  std::vector<std::string> args = parse_options(argc, argv, &error);
-  if (!error.empty()) {
-    std::fprintf(stderr, "amxqa-bench: %s\n", error.c_str());
-    return 2;
+    case ParsedRun::kError:
+      std::fprintf(stderr, "amxqa-bench: %s (try 'amxqa-bench --help')\n", error.c_str());
+      return 2;
+    case ParsedRun::kRun:
+      break;
   }
   RunInfo run;
   run.quick = quick_mode();

@@ -3,6 +3,7 @@
 // bounds its passage counts and training steps).
 #pragma once
 #include <string>
+#include <vector>
 
 namespace amxqa::bench {
 
@@ -14,6 +15,14 @@ struct RunOptions {
 
 RunOptions& run_options();
 inline bool quick_mode() { return run_options().quick; }
+
+enum class ParsedRun { kRun, kHelp, kError };
+
+// Parses argv (CLI11, sdk/common/command_line.h) into run_options(). Our own
+// flags are taken out; everything else (the --benchmark_* flags) is left in
+// *benchmark_args, after argv[0] and with the mode's Google Benchmark defaults
+// added where the user gave none. kError sets *error.
+ParsedRun parse_run_options(int argc, char** argv, std::vector<std::string>* benchmark_args, std::string* error);
 
 // Benchmarks whose shape depends on the options (iteration counts, sizes)
 // register from a callback that main() runs after parsing them.

@@ -55,7 +55,7 @@ int cmd_calibrate(int argc, char** argv, int first) {
   size_t limit = 0, steps = 12, max_refusal = 100;
   app.add_option("--data", data)->required();
   app.add_option("--out", out);
-  app.add_option("--limit", limit);
+  app.add_unsigned("--limit", limit);
   app.add_option("--steps", steps)->check(CLI::PositiveNumber);
   app.add_option("--max-over-refusal", max_refusal)->check(CLI::Range(0, 100));
   if (int rc = parse_args(cmd, app, argc, argv, first, kHelp); rc >= 0) return rc;

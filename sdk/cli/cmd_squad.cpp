@@ -128,8 +128,8 @@ int cmd_squad(int argc, char** argv, int first) {
   size_t limit = 0, examples = 10;
   app.add_option("--data", data)->required();
   app.add_option("--out", out)->required();
-  app.add_option("--limit", limit);
-  app.add_option("--examples", examples);
+  app.add_unsigned("--limit", limit);
+  app.add_unsigned("--examples", examples);
   if (int rc = parse_args(cmd, app, argc, argv, first, kHelp); rc >= 0) return rc;
   amxqa_session_options options;
   if (!session_options(cmd, session_args, &options)) return kExitUsage;

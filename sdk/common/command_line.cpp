@@ -18,8 +18,9 @@ Parsed App::parse_args(int argc, char** argv, int first, std::string* error) {
     only_positionals |= a == "--";
     // CLI11 2.1 reads `--name=` as `--name` and then takes the next argument as
     // its value; `--question=` means an empty value, so pass it as one.
+    // Only for declared options: an extra (amxqa-bench passes them on) stays as given.
     if (!only_positionals && a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' &&
-        a.find('=') == a.size() - 1) {
+        a.find('=') == a.size() - 1 && get_option_no_throw(a.substr(0, a.size() - 1)) != nullptr) {
       a.pop_back();
       args.push_back(a);
       args.emplace_back();
@@ -37,6 +38,17 @@ Parsed App::parse_args(int argc, char** argv, int first, std::string* error) {
     return Parsed::kError;
   }
   return Parsed::kRun;
+}
+
+const CLI::Validator& App::non_negative_integer() {
+  // CLI11's NonNegativeNumber would accept 1.5 and prints DBL_MAX in its message.
+  static const CLI::Validator v(
+      [](std::string& s) -> std::string {
+        if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) return "";
+        return "expects a non-negative integer, got '" + s + "'";
+      },
+      "UINT");
+  return v;
 }
 
 }  // namespace amxqa::command_line

@@ -20,6 +20,16 @@ class App : public CLI::App {
   // requirement is checked); kError with *error set to CLI11's one-line message
   // on an unknown option, a missing value, a bad number or an excluded pair.
   Parsed parse_args(int argc, char** argv, int first, std::string* error);
+
+  // An unsigned option (a count, a limit, a seed). CLI11 2.1 converts "-1" to
+  // the largest value of the type, so a negative number is refused here.
+  template <class T>
+  CLI::Option* add_unsigned(const std::string& name, T& value) {
+    return add_option(name, value)->check(non_negative_integer());
+  }
+
+ private:
+  static const CLI::Validator& non_negative_integer();  // digits only
 };
 
 }  // namespace amxqa::command_line

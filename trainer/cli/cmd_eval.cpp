@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "recipe/recipe.h"
 #include "stages/capi_model.h"
@@ -47,37 +46,49 @@ std::string default_dev_path() {
 }  // namespace
 
 int cmd_eval(int argc, char** argv) {
-  Args a = parse_args(argc, argv, 2, {"no-vocab-mask"}, {"model", "data", "limit", "show", "probes", "seed"});
-  if (a.help) {
+  command_line::App app("amxqa-train eval");
+  std::string model_path, data;
+  std::vector<std::string> extra;  // any positional is a usage error, answered with the help
+  size_t limit = 500, show = 10, probes = 100;
+  uint64_t seed = 1;
+  bool no_vocab_mask = false;
+  app.add_option("--model", model_path);
+  app.add_option("--data", data);
+  app.add_unsigned("--limit", limit);
+  app.add_unsigned("--show", show);
+  app.add_unsigned("--probes", probes);
+  app.add_unsigned("--seed", seed);
+  app.add_flag("--no-vocab-mask", no_vocab_mask);
+  app.add_option("ARGS", extra);
+  if (parse_command(app, argc, argv)) {
     std::fputs(kHelp, stdout);
     return 0;
   }
-  if (!a.has("model") || !a.positional.empty()) {
+  if (model_path.empty() || !extra.empty()) {
     std::fputs(kHelp, stderr);
     return 2;
   }
-  CapiModel model(a.get("model"));
+  CapiModel model(model_path);
   amxqa_model_info info = model.info();
   std::printf("model %s: d_model %u, layers [%s], vocab %u (%u masked), %s weights, %llu params, recipe '%s', "
               "%llu tokens trained\n",
-              a.get("model").c_str(), info.d_model, info.layer_kinds, info.vocab_size, info.vocab_masked,
+              model_path.c_str(), info.d_model, info.layer_kinds, info.vocab_size, info.vocab_masked,
               info.weight_dtype, static_cast<unsigned long long>(info.param_count), info.recipe,
               static_cast<unsigned long long>(info.tokens_seen));
   for (const auto& s : model.scores()) std::printf("  stored score %s = %.3f\n", s.first.c_str(), s.second);
 
-  const std::string data = a.get("data", default_dev_path());
+  if (data.empty()) data = default_dev_path();
   std::vector<SquadArticle> dev = load_squad(data);
   QaEvalOptions opt;
-  opt.limit = static_cast<size_t>(a.get_int("limit", 500));
-  opt.show = static_cast<size_t>(a.get_int("show", 10));
-  opt.seed = static_cast<uint64_t>(a.get_int("seed", 1));
+  opt.limit = limit;
+  opt.show = show;
+  opt.seed = seed;
   opt.stop_limit = std::min<size_t>(opt.limit ? opt.limit : 200, 200);
-  opt.use_vocab_mask = !a.has("no-vocab-mask");
+  opt.use_vocab_mask = !no_vocab_mask;
   std::printf("data %s: %zu questions\n", data.c_str(), count_questions(dev));
   QaEval e = evaluate_qa(model, dev, opt);
   print_qa_eval(e, stdout);
-  size_t items = static_cast<size_t>(a.get_int("probes", 100));
-  if (items) print_probes(capi_probes(model, opt.seed, items), stdout);
+  if (probes) print_probes(capi_probes(model, opt.seed, probes), stdout);
   return 0;
 }
 

@@ -1,33 +1,40 @@
 // `amxqa-train plot LOG.jsonl -o out.svg`
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
 
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "report/plot_svg.h"
 
 namespace amxqa::train {
 
 int cmd_plot(int argc, char** argv) {
-  Args a = parse_args(argc, argv, 2, {}, {"output", "title"});
+  command_line::App app("amxqa-train plot");
+  std::vector<std::string> logs;
+  std::string output, title;
+  app.add_option("LOG", logs);
+  app.add_option("-o,--output", output);
+  app.add_option("--title", title);
+  const bool help_asked = parse_command(app, argc, argv);
   const char* help =
       "usage: amxqa-train plot LOG.jsonl -o out.svg [--title T]\n"
       "\nDraws a run's metrics log (out/metrics.jsonl) as SVG: training and validation loss, tokens/s,\n"
       "and the collapse diagnostics (RMSNorm-gain and expert-usage participation ratios), over tokens\n"
       "trained, with stage boundaries marked.\n";
-  if (a.help) {
+  if (help_asked) {
     std::fputs(help, stdout);
     return 0;
   }
-  if (a.positional.size() != 1 || !a.has("output")) {
+  if (logs.size() != 1 || output.empty()) {
     std::fputs(help, stderr);
     return 2;
   }
-  PlotData d = read_metrics_log(a.positional[0]);
-  std::ofstream f(a.get("output"), std::ios::binary);
-  f << render_svg(d, a.get("title", "amxqa-train: " + a.positional[0]));
-  if (!f) throw std::runtime_error("cannot write " + a.get("output"));
-  std::fprintf(stderr, "wrote %s\n", a.get("output").c_str());
+  PlotData d = read_metrics_log(logs[0]);
+  std::ofstream f(output, std::ios::binary);
+  f << render_svg(d, title.empty() ? "amxqa-train: " + logs[0] : title);
+  if (!f) throw std::runtime_error("cannot write " + output);
+  std::fprintf(stderr, "wrote %s\n", output.c_str());
   return 0;
 }
 

@@ -2,10 +2,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "amxqa.h"
-#include "cli/args.h"
 #include "stages/import_model.h"
 #include "stages/stages.h"
 #include "stages/train_loop.h"
@@ -45,23 +45,31 @@ const char kStageHelp[] =
     "%s";
 
 int stage_command(const std::string& cmd, int argc, char** argv) {
-  Args a = parse_args(argc, argv, 2, {"resume"}, {"out", "set"});
+  command_line::App app("amxqa-train " + cmd);
+  std::vector<std::string> recipes, sets;
+  std::string out;
+  bool resume = false;
+  app.add_option("RECIPE", recipes);
+  app.add_option("--out", out);
+  app.add_option("--set", sets)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_flag("--resume", resume);
+  const bool help = parse_command(app, argc, argv);
   const bool all = cmd == "run";
-  if (a.help || a.positional.size() != 1) {
-    std::fprintf(a.help ? stdout : stderr, kStageHelp, cmd.c_str(),
+  if (help || recipes.size() != 1) {
+    std::fprintf(help ? stdout : stderr, kStageHelp, cmd.c_str(),
                  all ? "\nRuns tokenizer, pretrain, sft-stop, sft-qa, sft-abstain, vocab-fix, export, calibrate and eval in\n"
                        "order; each stage is skipped when its output exists, so a rerun continues the run.\n"
                      : "");
-    return a.help ? 0 : 2;
+    return help ? 0 : 2;
   }
-  auto ctx = make_context(a.positional[0], a.get("out"), a.has("resume"), a.all("set"));
+  auto ctx = make_context(recipes[0], out, resume, sets);
   std::fprintf(stderr, "[%s] recipe %s -> %s\n", cmd.c_str(), ctx->cfg.name.c_str(), ctx->cfg.out_dir.c_str());
   import_init_model(*ctx);  // recipe init.model: continue from a released model
   if (all) {
     for (const char* s : kStageNames) {
       run_stage(*ctx, s);
       // After an interrupted stage's checkpoint a rerun with --resume continues it.
-      ctx->resume = a.has("resume");
+      ctx->resume = resume;
     }
     return 0;
   }
@@ -73,6 +81,13 @@ int stage_command(const std::string& cmd, int argc, char** argv) {
 }
 
 }  // namespace
+
+bool parse_command(command_line::App& app, int argc, char** argv) {
+  std::string error;
+  const command_line::Parsed parsed = app.parse_args(argc, argv, 2, &error);
+  if (parsed == command_line::Parsed::kError) throw std::invalid_argument(error);
+  return parsed == command_line::Parsed::kHelp;
+}
 
 int run_cli(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
