@@ -6,14 +6,16 @@
 //                             input and weight gradients) and its fraction of
 //                             the core's f32 peak (the trainer runs f32 sgemm);
 //                             seconds per stage as fractions of the step.
-// Without the trainer library the benchmark reports why it did not run.
+// The one benchmark that needs the trainer: amxqa-bench links the trainer
+// library (amxqa_trainer_lib, model/train_model.h) explicitly when it is built
+// (AMXQA_HAVE_TRAINER); without it the benchmark reports why it did not run.
 #include <benchmark/benchmark.h>
 
 #ifdef AMXQA_HAVE_TRAINER
 #include <algorithm>
 #include <vector>
 
-#include "export/model_spec.h"
+#include "format/random_model.h"
 #include "model/train_model.h"
 
 namespace amxqa::bench {

@@ -15,9 +15,8 @@
 #include "amxqa_paths.h"
 #include "model/model.h"
 #include "report/json_reader.h"
-#ifdef AMXQA_HAVE_TRAINER
-#include "export/model_spec.h"
-#endif
+#include "format/model_writer.h"
+#include "format/random_model.h"
 
 namespace amxqa::bench {
 namespace {
@@ -43,7 +42,6 @@ bool build(ModelHolder& h) {
     h.ref.path = env;
     h.ref.source = std::string("$AMXQA_BENCH_MODEL=") + env;
   } else {
-#ifdef AMXQA_HAVE_TRAINER
     const char* tmp = std::getenv("TMPDIR");
     std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/amxqa-bench-model-XXXXXX";
     std::vector<char> name(path.begin(), path.end());
@@ -63,11 +61,6 @@ bool build(ModelHolder& h) {
       return false;
     }
     h.ref.source = "make_random_model(\"reference\", seed 1, bf16)";
-#else
-    h.error =
-        "no model: set AMXQA_BENCH_MODEL (the trainer library that generates one is not linked)";
-    return false;
-#endif
   }
   const int fd = open(h.ref.path.c_str(), O_RDONLY);
   struct stat st;

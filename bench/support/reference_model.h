@@ -29,8 +29,9 @@ struct ReferenceModel {
   DType weight_dtype = DType::f32;  // dtype of the layer matrices
 };
 
-// The shared model, or nullptr with *error set (e.g. no trainer library to
-// generate it and no $AMXQA_BENCH_MODEL).
+// The shared model, or nullptr with *error set (e.g. $AMXQA_BENCH_MODEL names
+// a file that does not open). Without $AMXQA_BENCH_MODEL it is generated with
+// amxqa_format's make_random_model("reference", 1, bf16).
 const ReferenceModel* reference_model(std::string* error);
 // The shared model if a benchmark already built it, else nullptr (never builds).
 const ReferenceModel* reference_model_if_built();

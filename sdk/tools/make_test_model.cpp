@@ -7,7 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "export/model_spec.h"
+#include "format/model_writer.h"
+#include "format/random_model.h"
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 4 || std::string(argv[1]) == "--help") {

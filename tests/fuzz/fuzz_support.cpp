@@ -3,7 +3,8 @@
 #include <cstring>
 #include <vector>
 
-#include "export/model_spec.h"
+#include "format/model_writer.h"
+#include "format/random_model.h"
 
 namespace amxqa::fuzz {
 

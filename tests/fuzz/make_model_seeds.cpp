@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "export/model_spec.h"
+#include "format/model_writer.h"
+#include "format/random_model.h"
 
 namespace {
 

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "amxqa.h"
-#include "export/model_spec.h"
+#include "format/model_writer.h"
+#include "format/random_model.h"
+#include "format/splitmix64.h"
 #include "model/model.h"
 #include "session/forward.h"
 #include "session/session.h"
@@ -87,12 +89,7 @@ inline std::unique_ptr<TestSession> make_session(const amxqa_model* m,
 // Deterministic generator for text.
 struct Rng {
   uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return splitmix64(s); }
   size_t below(size_t n) { return static_cast<size_t>(next() % n); }
 };
 

@@ -22,7 +22,8 @@
 
 #include "amxqa.h"
 #include "amxqa_generated.h"
-#include "export/model_spec.h"
+#include "format/model_writer.h"
+#include "format/random_model.h"
 
 namespace {
 

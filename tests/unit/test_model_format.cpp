@@ -16,7 +16,8 @@
 #include <vector>
 
 #include "amxqa.h"
-#include "export/model_spec.h"
+#include "format/model_writer.h"
+#include "format/random_model.h"
 #include "model/model.h"
 
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "export/model_spec.h"
+#include "format/model_spec.h"
 #include "support/alloc_counter.h"
 #include "tokenizer/bpe_train.h"
-#include "tokenizer/owned_tokenizer.h"
+#include "format/owned_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace amxqa;

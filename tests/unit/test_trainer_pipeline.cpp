@@ -32,7 +32,7 @@
 #include "squad/squad_examples.h"
 #include "squad/squad_metrics.h"
 #include "tokenizer/bpe_train.h"
-#include "tokenizer/owned_tokenizer.h"
+#include "format/owned_tokenizer.h"
 
 using namespace amxqa;
 using namespace amxqa::train;

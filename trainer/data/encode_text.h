@@ -1,7 +1,7 @@
 // encode_text.h — appending encodes for building documents. The trainer
 // tokenizes with the runtime's encoder (runtime/tokenizer/tokenizer.h), never
 // a second implementation; whole-text encode/decode helpers are in
-// tokenizer/owned_tokenizer.h.
+// format/owned_tokenizer.h.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -8,7 +8,7 @@
 #include "data/encode_text.h"
 #include "data/gz_text.h"
 #include "data/rng.h"
-#include "export/model_spec.h"
+#include "format/model_spec.h"
 
 namespace amxqa::train {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "export/model_spec.h"
+#include "format/model_spec.h"
 
 namespace amxqa::train {
 

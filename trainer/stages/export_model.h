@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "export/model_spec.h"
+#include "format/model_writer.h"
 #include "model/train_model.h"
 #include "stages/run_context.h"
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "export/model_spec.h"
-#include "tokenizer/owned_tokenizer.h"
+#include "format/model_spec.h"
+#include "format/owned_tokenizer.h"
 
 namespace amxqa::train {
 

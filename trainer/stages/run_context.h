@@ -8,7 +8,7 @@
 #include "recipe/recipe.h"
 #include "recipe/run_config.h"
 #include "report/metrics_log.h"
-#include "tokenizer/owned_tokenizer.h"
+#include "format/owned_tokenizer.h"
 
 namespace amxqa::train {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "export/model_spec.h"
+#include "format/model_spec.h"
 
 namespace amxqa::train {
 

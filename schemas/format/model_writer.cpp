@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "amxqa_generated.h"
-#include "export/model_spec.h"
+#include "format/model_writer.h"
 
 namespace amxqa {
 namespace {

@@ -3,7 +3,7 @@
 // "tiny" preset has a short list of common English merges, so encoding really
 // merges; larger vocabularies add deterministic synthetic letter merges.
 //
-// Preset choices not fixed by model_spec.h:
+// Preset choices not fixed by random_model.h:
 //   tiny:      window 32 (so short passages already slide the window), d_ff 160,
 //              E 4, k 2, moe_d_ff 48, route block 8, route window 16.
 //   reference: 2 query heads of 32, 1 KV head, lin_state 32 (the paper),
@@ -17,19 +17,15 @@
 #include <stdexcept>
 #include <string>
 
-#include "export/model_spec.h"
+#include "format/random_model.h"
+#include "format/splitmix64.h"
 
 namespace amxqa {
 namespace {
 
 struct SplitMix64 {
   uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return splitmix64(s); }
   float uniform() { return float(next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
   float symmetric(float a) { return (2.f * uniform() - 1.f) * a; }
 };

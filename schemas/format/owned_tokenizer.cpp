@@ -1,4 +1,4 @@
-// tokenizer_data.cpp — derives the per-id bytes of a trained tokenizer
+// owned_tokenizer.cpp — derives the per-id bytes of a trained tokenizer
 // (TokenizerData::pieces) and builds the runtime's TokenizerView over owned
 // arrays (owned_tokenizer.h), the same arrays the exporter writes to the file.
 #include <algorithm>
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "export/model_spec.h"
-#include "tokenizer/owned_tokenizer.h"
+#include "format/model_spec.h"
+#include "format/owned_tokenizer.h"
 
 namespace amxqa {
 

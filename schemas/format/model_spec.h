@@ -1,6 +1,7 @@
 // model_spec.h — the in-memory description of a model that the trainer, the
-// tests and the exporter share, and the one function that turns it into an
-// .amxqa FlatBuffers file (schemas/amxqa.fbs). Names follow schemas/MODEL.md.
+// tests, the fuzzers and the bench share (schemas/amxqa.fbs as C++ values).
+// model_writer.h turns it into an .amxqa file; random_model.h makes one with
+// random weights. Names follow schemas/MODEL.md.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -76,20 +77,5 @@ struct ModelSpec {
   CalibrationSpec calibration;
   uint32_t format_version = 1;
 };
-
-// Serialises to an .amxqa file image (64-byte aligned weights). Converts each
-// tensor to its dtype (bf16 round-to-nearest-even; i8 with per-row absmax
-// scales) and layout. Throws std::runtime_error on an inconsistent spec.
-std::vector<uint8_t> write_model(const ModelSpec& spec);
-
-// Writes bytes to a file; throws on I/O failure.
-void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
-
-// A deterministic tiny model with random weights for tests and benches
-// (no trained tokenizer: a handful of fixed merges). `shape` picks a preset:
-// "tiny" (d 64, 2 layers lin+swa, MoE in layer 0, vocab 300) or
-// "reference" (the paper's shape: d 256, lin swa swa lin swa lin, window 256,
-// MLP 640, E 128 k 4 d_ff_e 160 in layers 0 3 5, vocab 16384).
-ModelSpec make_random_model(const std::string& shape, uint64_t seed, DType dtype = DType::f32);
 
 }  // namespace amxqa

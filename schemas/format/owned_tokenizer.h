@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "export/model_spec.h"
+#include "format/model_spec.h"
 #include "tokenizer/tokenizer.h"
 
 namespace amxqa {
