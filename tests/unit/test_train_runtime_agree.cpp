@@ -22,6 +22,14 @@ using namespace amxqa::test;
 
 namespace {
 
+// The questions and passage of the start- and end-pointer agreement tests.
+const char* const kPointerQuestions[] = {
+    "who built the old tower in the town", "when did the river flood",
+    "what is the name of the king", "where do the birds go in winter"};
+const char* const kPointerPassage =
+    "the tower was built by the people of the town in the old days when the river "
+    "flooded every spring and the king called the birds to the hills for the winter";
+
 // Max |a − b| relative to the largest |b|.
 double max_rel_diff(const float* a, const float* b, size_t n) {
   double diff = 0, scale = 1e-6;
@@ -111,13 +119,9 @@ TEST_SUITE("unit") {
     o.max_answer_tokens = 1;  // step 1 only: s->cand[0] is the chosen start
     auto ts = make_session(tm->model, o);
     REQUIRE(ts->status == AMXQA_OK);
-    const char* qs[] = {"who built the old tower in the town", "when did the river flood",
-                        "what is the name of the king", "where do the birds go in winter"};
-    const std::string p =
-        "the tower was built by the people of the town in the old days when the river "
-        "flooded every spring and the king called the birds to the hills for the winter";
+    const std::string p = kPointerPassage;
     size_t starts = 0;
-    for (const char* q : qs) {
+    for (const char* q : kPointerQuestions) {
       const Asked a = ask(ts->s, q, p);
       REQUIRE(a.status == AMXQA_OK);
       const std::vector<uint32_t> ids = prompt_ids(tm->model, q, p);
@@ -170,12 +174,8 @@ TEST_SUITE("unit") {
     o.no_answer_threshold = INFINITY;  // always a span
     auto ts = make_session(tm->model, o);
     REQUIRE(ts->status == AMXQA_OK);
-    const char* qs[] = {"who built the old tower in the town", "when did the river flood",
-                        "what is the name of the king", "where do the birds go in winter"};
-    const std::string p =
-        "the tower was built by the people of the town in the old days when the river "
-        "flooded every spring and the king called the birds to the hills for the winter";
-    for (const char* q : qs) {
+    const std::string p = kPointerPassage;
+    for (const char* q : kPointerQuestions) {
       const Asked a = ask(ts->s, q, p);
       REQUIRE(a.status == AMXQA_OK);
       REQUIRE(!a.info.abstained);
