@@ -8,30 +8,31 @@
 #include <string>
 #include <vector>
 
-#include "report/json_reader.h"
+#include "report/json_file.h"
 
 namespace amxqa::bench {
 namespace {
 
 std::string cell(const Json* v) {
-  if (!v || v->kind == Json::Kind::null) return "null";
-  if (v->is_string()) return v->str;
+  if (!v || v->is_null()) return "null";
+  if (v->is_string()) return v->get_ref<const std::string&>();
   if (v->is_number()) {
+    const double d = v->get<double>();
     char buf[40];
-    if (v->num == std::floor(v->num) && std::fabs(v->num) < 1e15)
-      std::snprintf(buf, sizeof buf, "%.0f", v->num);  // byte counts in full
+    if (d == std::floor(d) && std::fabs(d) < 1e15)
+      std::snprintf(buf, sizeof buf, "%.0f", d);  // byte counts in full
     else
-      std::snprintf(buf, sizeof buf, "%.6g", v->num);
+      std::snprintf(buf, sizeof buf, "%.6g", d);
     return buf;
   }
-  if (v->kind == Json::Kind::boolean) return v->b ? "true" : "false";
+  if (v->is_boolean()) return v->get<bool>() ? "true" : "false";
   return "(object)";
 }
 
 std::string ratio(const Json* a, const Json* b) {
-  if (!a || !b || !a->is_number() || !b->is_number() || a->num == 0.0) return "-";
+  if (!a || !b || !a->is_number() || !b->is_number() || a->get<double>() == 0.0) return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", b->num / a->num);
+  std::snprintf(buf, sizeof buf, "%.3f", b->get<double>() / a->get<double>());
   return buf;
 }
 
@@ -51,41 +52,42 @@ int compare_main(int argc, char** argv) {
   Json docs[2];
   for (int i = 0; i < 2; ++i) {
     try {
-      docs[i] = parse_json(read_file_maybe_gz(argv[i]));
+      docs[i] = read_json_file(argv[i]);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "amxqa-bench compare: %s: %s\n", argv[i], e.what());
       return 2;
     }
-    const Json* s = docs[i].get("summary");
-    if (!s || s->kind != Json::Kind::object) {
+    const Json* s = member(docs[i], "summary");
+    if (!s || !s->is_object()) {
       std::fprintf(stderr, "amxqa-bench compare: %s has no \"summary\" object\n", argv[i]);
       return 2;
     }
   }
-  const Json& sa = *docs[0].get("summary");
-  const Json& sb = *docs[1].get("summary");
+  const Json& sa = *member(docs[0], "summary");
+  const Json& sb = *member(docs[1], "summary");
   // Keys in A's order, then any that only B has; objects (bw_gbs) one row per member.
   std::vector<Line> lines;
   auto add = [&](const std::string& key, const Json* a, const Json* b) {
     const Json& any = a ? *a : *b;
-    if (any.kind == Json::Kind::object) {
+    if (any.is_object()) {
       std::vector<std::string> members;
       for (const Json* o : {a, b})
-        if (o && o->kind == Json::Kind::object)
-          for (const auto& f : o->fields) {
+        if (o && o->is_object())
+          for (const auto& f : o->items()) {
             bool seen = false;
-            for (const auto& m : members) seen |= m == f.first;
-            if (!seen) members.push_back(f.first);
+            for (const auto& m : members) seen |= m == f.key();
+            if (!seen) members.push_back(f.key());
           }
       for (const auto& m : members)
-        lines.push_back({key + "." + m, a ? a->get(m) : nullptr, b ? b->get(m) : nullptr});
+        lines.push_back({key + "." + m, a ? member(*a, m) : nullptr,
+                         b ? member(*b, m) : nullptr});
     } else {
       lines.push_back({key, a, b});
     }
   };
-  for (const auto& f : sa.fields) add(f.first, &f.second, sb.get(f.first));
-  for (const auto& f : sb.fields)
-    if (!sa.get(f.first)) add(f.first, nullptr, &f.second);
+  for (const auto& f : sa.items()) add(f.key(), &f.value(), member(sb, f.key()));
+  for (const auto& f : sb.items())
+    if (!member(sa, f.key())) add(f.key(), nullptr, &f.value());
 
   size_t wk = 3, wa = 1, wb = 1;
   for (const Line& l : lines) {

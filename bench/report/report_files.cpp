@@ -5,11 +5,13 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
-#include "report/json_writer.h"
+#include "report/json_file.h"
 #include "report/rooflines.h"
 #include "support/reference_model.h"
 
@@ -76,126 +78,128 @@ const BenchResult* best_with_prefix(const CaptureReporter& runs, const std::stri
   return best;
 }
 
-void write_summary(JsonWriter& j, const Summary& s) {
-  j.begin_object();
-  j.key("cpu").value(s.cpu);
-  j.key("backend").value(s.backend);
-  auto numbers = summary_numbers(s);
-  j.key("peak_fp32_gflops").value(numbers[0].second);
-  j.key("peak_bf16_gflops").value(numbers[1].second);
-  j.key("bw_gbs").begin_object();
-  for (const auto& [label, gbs] : s.bw_gbs) j.key(label).value(gbs);
-  j.end_object();
-  for (size_t i = 2; i < numbers.size(); ++i) j.key(numbers[i].first).value(numbers[i].second);
-  j.end_object();
+// A measurement as the result files have always written it: null when not
+// finite, whole numbers (byte counts) with every digit, others to 6
+// significant digits.
+Json number(double d) {
+  auto whole = [](double v) { return v == std::floor(v) && std::fabs(v) < 1e15; };
+  if (!std::isfinite(d)) return nullptr;
+  if (whole(d)) return static_cast<int64_t>(d);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", d);
+  const double rounded = std::strtod(buf, nullptr);
+  // 123456.7 was written "123457": an integer, not "123457.0".
+  if (whole(rounded)) return static_cast<int64_t>(rounded);
+  return rounded;
 }
+
+Json summary_json(const Summary& s) {
+  Json j = Json::object();
+  j["cpu"] = s.cpu;
+  j["backend"] = s.backend;
+  auto numbers = summary_numbers(s);
+  j["peak_fp32_gflops"] = number(numbers[0].second);
+  j["peak_bf16_gflops"] = number(numbers[1].second);
+  Json& bw = j["bw_gbs"] = Json::object();
+  for (const auto& [label, gbs] : s.bw_gbs) bw[label] = number(gbs);
+  for (size_t i = 2; i < numbers.size(); ++i) j[numbers[i].first] = number(numbers[i].second);
+  return j;
+}
+
+// A roofline ceiling; 0 (not measured on this CPU) is written as null.
+Json ceiling(double v) { return number(v > 0 ? v : std::nan("")); }
 
 }  // namespace
 
 std::string render_json(const CpuIdentity& cpu, const Summary& s, const CaptureReporter& runs,
                         const RunInfo& run) {
-  JsonWriter j;
-  j.begin_object();
-  j.key("schema").value("amxqa-bench/1");
-  j.key("cpu_id").value(cpu.cpu_id);
-  j.key("run").begin_object();
-  j.key("mode").value(run.quick ? "quick" : "full");
-  j.key("started_utc").value(run.started_utc);
-  j.key("command_line").value(run.command_line);
-  j.key("wall_seconds").value(run.wall_seconds);
-  j.key("harness_peak_rss_bytes").value(static_cast<int64_t>(run.harness_peak_rss_bytes));
-  j.key("load_average_start").value(run.load_average_start);
-  j.key("load_average_end").value(run.load_average_end);
-  j.end_object();
+  Json j = Json::object();
+  j["schema"] = "amxqa-bench/1";
+  j["cpu_id"] = cpu.cpu_id;
+  j["run"] = {
+      {"mode", run.quick ? "quick" : "full"},
+      {"started_utc", run.started_utc},
+      {"command_line", run.command_line},
+      {"wall_seconds", number(run.wall_seconds)},
+      {"harness_peak_rss_bytes", run.harness_peak_rss_bytes},
+      {"load_average_start", run.load_average_start},
+      {"load_average_end", run.load_average_end},
+  };
 
-  j.key("cpu").begin_object();
-  j.key("vendor").value(cpu.vendor);
-  j.key("model_name").value(cpu.model_name);
-  j.key("cpuinfo_package").value(cpu.package_name);
-  j.key("family").value(static_cast<uint64_t>(cpu.family));
-  j.key("model").value(static_cast<uint64_t>(cpu.model));
-  j.key("stepping").value(static_cast<uint64_t>(cpu.stepping));
-  j.key("cores").value(static_cast<uint64_t>(cpu.cores));
-  j.key("logical_processors").value(static_cast<uint64_t>(cpu.logical_processors));
-  j.key("cache_bytes").begin_object();
-  j.key("l1d").value(cpu.l1d_bytes);
-  j.key("l2").value(cpu.l2_bytes);
-  j.key("l3").value(cpu.l3_bytes);
-  j.end_object();
-  j.key("isa_flags").begin_object();
-  for (const auto& [name, on] : cpu.isa_flags) j.key(name).value(on);
-  j.end_object();
-  j.key("amx").begin_object();
-  j.key("usable").value(cpu.amx_usable);
-  j.key("reason").value(cpu.amx_reason);
-  j.end_object();
-  j.key("best_isa").value(cpu.best_isa);
-  j.key("AMXQA_MAX_ISA").value(cpu.max_isa_env);
-  j.end_object();
+  Json isa_flags = Json::object();
+  for (const auto& [name, on] : cpu.isa_flags) isa_flags[name] = on;
+  j["cpu"] = {
+      {"vendor", cpu.vendor},
+      {"model_name", cpu.model_name},
+      {"cpuinfo_package", cpu.package_name},
+      {"family", cpu.family},
+      {"model", cpu.model},
+      {"stepping", cpu.stepping},
+      {"cores", cpu.cores},
+      {"logical_processors", cpu.logical_processors},
+      {"cache_bytes", {{"l1d", cpu.l1d_bytes}, {"l2", cpu.l2_bytes}, {"l3", cpu.l3_bytes}}},
+      {"isa_flags", isa_flags},
+      {"amx", {{"usable", cpu.amx_usable}, {"reason", cpu.amx_reason}}},
+      {"best_isa", cpu.best_isa},
+      {"AMXQA_MAX_ISA", cpu.max_isa_env},
+  };
 
-  j.key("build").begin_object();
-  j.key("git_commit").value(cpu.git_commit);
-  j.key("git_dirty").value(cpu.git_dirty);
-  j.key("compiler").value(cpu.compiler);
-  j.key("cxx_flags").value(cpu.cxx_flags);
-  j.key("build_type").value(cpu.build_type);
-  j.end_object();
+  j["build"] = {
+      {"git_commit", cpu.git_commit},     {"git_dirty", cpu.git_dirty},
+      {"compiler", cpu.compiler},         {"cxx_flags", cpu.cxx_flags},
+      {"build_type", cpu.build_type},
+  };
 
   const Rooflines& r = rooflines();
-  j.key("rooflines").begin_object();
-  j.key("fp32_avx2_gflops").value(r.fp32_avx2_gflops > 0 ? r.fp32_avx2_gflops : std::nan(""));
-  j.key("fp32_avx512_gflops").value(r.fp32_avx512_gflops > 0 ? r.fp32_avx512_gflops : std::nan(""));
-  j.key("bf16_dot_gflops").value(r.bf16_gflops > 0 ? r.bf16_gflops : std::nan(""));
-  j.key("int8_vnni_gops").value(r.int8_gops > 0 ? r.int8_gops : std::nan(""));
-  j.key("amx_bf16_gflops").value(r.amx_bf16_gflops > 0 ? r.amx_bf16_gflops : std::nan(""));
-  j.key("read_bw_gbs").begin_object();
-  for (const auto& [bytes, gbs] : r.read_gbs) j.key(size_label(bytes)).value(gbs);
-  j.end_object();
-  j.end_object();
+  Json read_bw = Json::object();
+  for (const auto& [bytes, gbs] : r.read_gbs) read_bw[size_label(bytes)] = number(gbs);
+  j["rooflines"] = {
+      {"fp32_avx2_gflops", ceiling(r.fp32_avx2_gflops)},
+      {"fp32_avx512_gflops", ceiling(r.fp32_avx512_gflops)},
+      {"bf16_dot_gflops", ceiling(r.bf16_gflops)},
+      {"int8_vnni_gops", ceiling(r.int8_gops)},
+      {"amx_bf16_gflops", ceiling(r.amx_bf16_gflops)},
+      {"read_bw_gbs", read_bw},
+  };
 
-  j.key("model").begin_object();
+  Json& model = j["model"] = Json::object();
   if (const ReferenceModel* m = reference_model_if_built()) {
-    j.key("source").value(m->source);
-    j.key("mapped_bytes").value(static_cast<uint64_t>(m->size));
-    j.key("weight_dtype").value(m->info.weight_dtype);
-    j.key("param_count").value(m->info.param_count);
-    j.key("active_param_count").value(m->info.active_param_count);
-    j.key("layer_kinds").value(m->info.layer_kinds);
-    j.key("decode_weight_bytes_per_token")
-        .value(static_cast<uint64_t>(decode_weight_bytes(*m->model, 8)));
+    model["source"] = m->source;
+    model["mapped_bytes"] = static_cast<uint64_t>(m->size);
+    model["weight_dtype"] = std::string(m->info.weight_dtype);
+    model["param_count"] = m->info.param_count;
+    model["active_param_count"] = m->info.active_param_count;
+    model["layer_kinds"] = std::string(m->info.layer_kinds);
+    model["decode_weight_bytes_per_token"] = static_cast<uint64_t>(decode_weight_bytes(*m->model, 8));
   }
   const BenchResult* answer = runs.find("BM_model_answer_auto");
-  j.key("session_bytes_4096_tokens").value(counter(answer, "session_bytes"));
-  j.key("answer_peak_rss_bytes").value(counter(answer, "peak_rss_bytes"));
-  j.key("answers").value(counter(answer, "answers"));
-  j.key("answer_p90_ms").value(counter(answer, "p90_ms"));
-  j.key("answer_p50_wall_ms").value(counter(answer, "p50_wall_ms"));
-  j.key("answer_p99_wall_ms").value(counter(answer, "p99_wall_ms"));
-  j.end_object();
+  model["session_bytes_4096_tokens"] = number(counter(answer, "session_bytes"));
+  model["answer_peak_rss_bytes"] = number(counter(answer, "peak_rss_bytes"));
+  model["answers"] = number(counter(answer, "answers"));
+  model["answer_p90_ms"] = number(counter(answer, "p90_ms"));
+  model["answer_p50_wall_ms"] = number(counter(answer, "p50_wall_ms"));
+  model["answer_p99_wall_ms"] = number(counter(answer, "p99_wall_ms"));
 
-  j.key("benchmarks").begin_array();
+  Json& benchmarks = j["benchmarks"] = Json::array();
   for (const BenchResult& b : runs.results()) {
-    j.begin_object();
-    j.key("name").value(b.name);
-    if (!b.aggregate.empty()) j.key("aggregate").value(b.aggregate);
-    j.key("iterations").value(b.iterations);
-    j.key("repetitions").value(b.repetitions);
-    j.key("real_time").value(b.real_time);
-    j.key("cpu_time").value(b.cpu_time);
-    j.key("time_unit").value(b.time_unit);
-    if (!b.label.empty()) j.key("label").value(b.label);
-    if (!b.error.empty()) j.key("error").value(b.error);
-    j.key("counters").begin_object();
-    for (const auto& [k, v] : b.counters) j.key(k).value(v);
-    j.end_object();
-    j.end_object();
+    Json o = Json::object();
+    o["name"] = b.name;
+    if (!b.aggregate.empty()) o["aggregate"] = b.aggregate;
+    o["iterations"] = b.iterations;
+    o["repetitions"] = b.repetitions;
+    o["real_time"] = number(b.real_time);
+    o["cpu_time"] = number(b.cpu_time);
+    o["time_unit"] = b.time_unit;
+    if (!b.label.empty()) o["label"] = b.label;
+    if (!b.error.empty()) o["error"] = b.error;
+    Json& counters = o["counters"] = Json::object();
+    for (const auto& [k, v] : b.counters) counters[k] = number(v);
+    benchmarks.push_back(std::move(o));
   }
-  j.end_array();
 
-  j.key("summary");
-  write_summary(j, s);
-  j.end_object();
-  return j.str() + "\n";
+  j["summary"] = summary_json(s);
+  // Invalid UTF-8 (from /proc/cpuinfo or argv) becomes U+FFFD instead of throwing.
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::string render_markdown(const CpuIdentity& cpu, const Summary& s, const CaptureReporter& runs,

@@ -14,7 +14,7 @@
 
 #include "amxqa_paths.h"
 #include "model/model.h"
-#include "report/json_reader.h"
+#include "report/json_file.h"
 #include "format/model_writer.h"
 #include "format/random_model.h"
 
@@ -120,19 +120,20 @@ const std::vector<QaPair>& squad_dev_pairs(std::string* error) {
   static const std::vector<QaPair> pairs = [] {
     std::vector<QaPair> out;
     try {
-      const Json doc = parse_json(read_file_maybe_gz(squad_dev_path()));
-      const Json* data = doc.get("data");
-      if (!data || data->kind != Json::Kind::array) throw std::runtime_error("no \"data\" array");
-      for (const Json& article : data->items) {
-        const Json* paragraphs = article.get("paragraphs");
-        if (!paragraphs) continue;
-        for (const Json& para : paragraphs->items) {
-          const Json* context = para.get("context");
-          const Json* qas = para.get("qas");
-          if (!context || !context->is_string() || !qas || qas->items.empty()) continue;
-          const Json* q = qas->items.front().get("question");
-          if (!q || !q->is_string() || q->str.empty()) continue;
-          out.push_back({q->str, context->str});
+      const Json doc = read_json_file(squad_dev_path());
+      const Json* data = member(doc, "data");
+      if (!data || !data->is_array()) throw std::runtime_error("no \"data\" array");
+      for (const Json& article : *data) {
+        const Json* paragraphs = member(article, "paragraphs");
+        if (!paragraphs || !paragraphs->is_array()) continue;
+        for (const Json& para : *paragraphs) {
+          const Json* context = member(para, "context");
+          const Json* qas = member(para, "qas");
+          if (!context || !context->is_string() || !qas || !qas->is_array() || qas->empty())
+            continue;
+          const Json* q = member(qas->front(), "question");
+          if (!q || !q->is_string() || q->get_ref<const std::string&>().empty()) continue;
+          out.push_back({q->get<std::string>(), context->get<std::string>()});
         }
       }
       if (out.empty()) throw std::runtime_error("no questions");

@@ -25,15 +25,48 @@ float rmsnorm(const float* x, const float* g, size_t n, float eps, float* y) {
   return inv;
 }
 
-void rope(float* v, size_t hd, uint32_t pos, float theta, bool inverse) {
+void rope_table(uint32_t pos0, size_t n, size_t hd, float theta, float* cs) {
   const size_t half = hd / 2;
   for (size_t i = 0; i < half; ++i) {
     const double freq = std::pow(static_cast<double>(theta), -2.0 * double(i) / double(hd));
-    const double ang = double(pos) * freq * (inverse ? -1.0 : 1.0);
-    const float c = static_cast<float>(std::cos(ang)), s = static_cast<float>(std::sin(ang));
-    const float a = v[i], b = v[i + half];
-    v[i] = a * c - b * s;
-    v[i + half] = a * s + b * c;
+    for (size_t t = 0; t < n; ++t) {
+      const double ang = double(pos0 + t) * freq;
+      cs[t * hd + i] = static_cast<float>(std::cos(ang));
+      cs[t * hd + half + i] = static_cast<float>(std::sin(ang));
+    }
+  }
+}
+
+void rope_apply(float* x, size_t heads, size_t hd, const float* cs, bool inverse) {
+  const size_t half = hd / 2;
+  const float* c = cs;
+  const float* s = cs + half;
+  for (size_t h = 0; h < heads; ++h) {
+    float* v = x + h * hd;
+    if (inverse) {
+      for (size_t i = 0; i < half; ++i) {
+        const float a = v[i], b = v[i + half], si = -s[i];
+        v[i] = a * c[i] - b * si;
+        v[i + half] = a * si + b * c[i];
+      }
+    } else {
+      for (size_t i = 0; i < half; ++i) {
+        const float a = v[i], b = v[i + half];
+        v[i] = a * c[i] - b * s[i];
+        v[i + half] = a * s[i] + b * c[i];
+      }
+    }
+  }
+}
+
+void question_match(const uint32_t* a, size_t na, const uint32_t* b, size_t nb,
+                    const uint32_t* passage, size_t n, uint8_t* flags) {
+  for (size_t p = 0; p < n; ++p) {
+    const uint32_t id = passage[p];
+    bool hit = false;
+    for (size_t i = 0; i < na && !hit; ++i) hit = a[i] == id;
+    for (size_t i = 0; i < nb && !hit; ++i) hit = b[i] == id;
+    flags[p] = hit ? 1 : 0;
   }
 }
 
@@ -88,6 +121,21 @@ void swa_attend(const float* q, const float* K, size_t kstride, const float* V, 
     const float p = probs[j];
     for (size_t i = 0; i < hd; ++i) out[i] += p * v[i];
   }
+}
+
+void swa_block(const AttendKernels& kern, const SwaBlock& b) {
+  const size_t keys = b.p0 + b.rows - b.lo;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(b.hd));
+  kern.sgemm(false, true, b.rows, keys, b.hd, scale, b.q, b.ldq, b.k, b.ldkv, 0.f, b.probs, b.ldp);
+  for (size_t r = 0; r < b.rows; ++r) {
+    const size_t p = b.p0 + r;
+    const size_t first = swa_window_lo(p, b.window) - b.lo, end = p + 1 - b.lo;  // keys [first, end)
+    float* row = b.probs + r * b.ldp;
+    for (size_t j = 0; j < first; ++j) row[j] = 0.f;
+    kern.softmax(row + first, end - first);
+    for (size_t j = end; j < keys; ++j) row[j] = 0.f;
+  }
+  kern.sgemm(false, false, b.rows, b.hd, keys, 1.f, b.probs, b.ldp, b.v, b.ldkv, 0.f, b.out, b.ldo);
 }
 
 void lin_step(float* S, const float* q, const float* k, const float* v, float a, size_t dk,

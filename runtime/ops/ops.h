@@ -1,6 +1,7 @@
-// ops.h — the model's non-GEMM math (schemas/MODEL.md), one row at a time.
-// Portable C++ that compilers vectorise; shared by the runtime's forward pass
-// and the trainer's forward pass, so the equations are written exactly once.
+// ops.h — the model's non-GEMM math (schemas/MODEL.md), one row at a time,
+// and swa over a block of queries on a GEMM the caller passes. Portable C++
+// that compilers vectorise; shared by the runtime's forward pass and the
+// trainer's forward pass, so the equations are written exactly once.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,9 +12,23 @@ namespace amxqa::ops {
 // Returns the inverse RMS, which the trainer's backward pass reuses.
 float rmsnorm(const float* x, const float* g, size_t n, float eps, float* y);
 
-// RoPE, half-split pairs (i, i + hd/2), angle pos · theta^(−2i/hd), in place.
-// inverse = true rotates by the negative angle (the backward pass).
-void rope(float* v, size_t hd, uint32_t pos, float theta, bool inverse = false);
+// RoPE (MODEL.md "swa"): half-split pairs (i, i + hd/2), angle p · theta^(−2i/hd).
+// rope_table writes one row of hd floats per position p = pos0 … pos0 + n − 1:
+// cs[t·hd + i] = cos and cs[t·hd + hd/2 + i] = sin of pair i's angle (computed
+// in double, rounded to float). Build it once and rotate every head with it.
+void rope_table(uint32_t pos0, size_t n, size_t hd, float theta, float* cs);
+// Rotates the `heads` head vectors x[h·hd … h·hd + hd) of one position, in
+// place, by that position's table row cs. inverse = true rotates by the
+// negative angle (the transpose: RoPE's backward).
+void rope_apply(float* x, size_t heads, size_t hd, const float* cs, bool inverse = false);
+
+// MODEL.md "Question match": flags[i] = 1 if passage[i] occurs among the
+// tokens between BOS and the passage (the question and the separator), else 0.
+// Those tokens are the runs a[0, na) and b[0, nb) (b may be empty: the trainer
+// has them as one run, the runtime keeps the separator apart). A scan:
+// questions are short.
+void question_match(const uint32_t* a, size_t na, const uint32_t* b, size_t nb,
+                    const uint32_t* passage, size_t n, uint8_t* flags);
 
 // Numerically safe softplus and the lin decay a = exp(−softplus(z)).
 float softplus(float z);
@@ -24,6 +39,39 @@ void relu2(const float* x, size_t n, float* y);
 
 // In-place softmax over n values; returns log(sum exp(x - max)) + max (the log-partition).
 float softmax(float* x, size_t n);
+
+// First key position a swa query at position p sees: max(0, p − W + 1).
+inline size_t swa_window_lo(size_t p, size_t window) { return p + 1 > window ? p + 1 - window : 0; }
+
+// The GEMM and softmax that swa_block runs on, shaped as Kernels::sgemm and
+// Kernels::softmax (runtime/kernels/kernels.h): the runtime passes its
+// session's table, the trainer its own GEMM door and softmax.
+struct AttendKernels {
+  void (*sgemm)(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
+                const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
+                size_t ldc);
+  float (*softmax)(float* x, size_t n);
+};
+
+// One swa head over a block of queries at positions p0 … p0 + rows − 1
+// (rows of q, stride ldq) against the keys and values at positions
+// lo … p0 + rows − 1 (rows of k and v, stride ldkv; lo ≤ swa_window_lo(p0)),
+// as two GEMMs: probs (rows × keys, keys = p0 + rows − lo, stride ldp)
+// receives scale · q kᵀ softmaxed over each row's own window and zero at its
+// other keys, then out (rows × hd, stride ldo) = probs · v.
+struct SwaBlock {
+  const float* q;
+  size_t ldq;
+  const float* k;
+  const float* v;
+  size_t ldkv;
+  size_t p0, rows, lo, window, hd;
+  float* probs;
+  size_t ldp;
+  float* out;
+  size_t ldo;
+};
+void swa_block(const AttendKernels& kern, const SwaBlock& b);
 
 // One swa query against n keys/values (rows with the given strides, in floats):
 // out[hd] = Σ_j softmax(q·k_j / sqrt(hd))_j v_j. probs (n floats) receives the

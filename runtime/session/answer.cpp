@@ -11,6 +11,7 @@
 #include "amxqa.h"
 #include "api/errors.h"
 #include "api/struct_size.h"
+#include "ops/ops.h"
 #include "session/decode.h"
 #include "session/forward.h"
 #include "session/session.h"
@@ -57,16 +58,6 @@ uint32_t prompt_token(const amxqa_session* s, size_t i, uint32_t nq, uint32_t np
   return s->model->ans;
 }
 
-// MODEL.md "Question match": does passage token id occur between BOS and
-// the passage (question and separator)? A scan: questions are short.
-bool in_question(const amxqa_session* s, uint32_t id, uint32_t nq) {
-  for (uint32_t i = 0; i < nq; ++i)
-    if (s->q_ids[i] == id) return true;
-  for (uint32_t i = 0; i < s->n_sep; ++i)
-    if (s->sep_ids[i] == id) return true;
-  return false;
-}
-
 void prefill_prompt(amxqa_session* s, uint32_t nq, uint32_t np) {
   const size_t total = size_t(1) + nq + s->n_sep + np + 1;
   const size_t pass_begin = size_t(1) + nq + s->n_sep, pass_end = pass_begin + np;
@@ -76,12 +67,15 @@ void prefill_prompt(amxqa_session* s, uint32_t nq, uint32_t np) {
     const uint32_t m = static_cast<uint32_t>(total - i < kPrefillRows ? total - i : kPrefillRows);
     for (uint32_t t = 0; t < m; ++t) {
       s->blk.ids[t] = prompt_token(s, i + t, nq, np);
-      const bool in_passage = i + t >= pass_begin && i + t < pass_end;
-      match[t] = s->model->question_match && in_passage && in_question(s, s->blk.ids[t], nq);
+      match[t] = 0;
     }
+    // The block's passage rows [lo, hi) of the prompt.
+    const size_t lo = i > pass_begin ? i : pass_begin, hi = i + m < pass_end ? i + m : pass_end;
+    if (s->model->question_match && lo < hi)  // MODEL.md "Question match"
+      ops::question_match(s->q_ids, nq, s->sep_ids, s->n_sep, s->blk.ids + (lo - i), hi - lo,
+                          match + (lo - i));
     forward_rows(s, s->blk.ids, m, nullptr, match);
     // Start pointer: keep each passage token's final-normed state for step 1.
-    const size_t lo = i > pass_begin ? i : pass_begin, hi = i + m < pass_end ? i + m : pass_end;
     if (s->pass_u && lo < hi)
       final_norm_rows(s, static_cast<uint32_t>(lo - i), static_cast<uint32_t>(hi - lo),
                       s->pass_u + (lo - pass_begin) * s->dim.d);

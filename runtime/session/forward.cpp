@@ -2,14 +2,15 @@
 // One code path serves prefill (m rows, Kernels::matmul) and decode (m = 1,
 // Kernels::matvec); the differences are the GEMM entry point and how the
 // swa scores are formed (block GEMMs vs one matvec per row), so incremental
-// and full-sequence forwards agree to f32 summation order. The per-row math
-// is ops:: (shared with the trainer); the two attention forms and the RoPE
-// table below restate ops::swa_attend / ops::rope and say so.
+// and full-sequence forwards agree to f32 summation order. The math is ops::
+// (shared with the trainer), RoPE and block attention included; only the
+// one-row attention of decode below restates ops::swa_attend, and says so.
 #include "session/forward.h"
 
 #include <cmath>
 #include <cstring>
 
+#include "amxqa_generated.h"  // fb::LayerKind
 #include "ops/ops.h"
 
 namespace amxqa {
@@ -82,37 +83,14 @@ void kv_reserve(LayerState& st, const Dims& d, uint32_t m) {
   st.kv_len = keep;
 }
 
-// cos/sin of RoPE's angles for the block's positions, computed once per
-// block and shared by every head and every swa layer. The arithmetic is
-// ops::rope's exactly (angle pos · theta^(−2i/hd) in double, rounded to float),
-// so rotating with the table gives ops::rope's results bit for bit.
+// LayerWeights::kind holds the schema's LayerKind.
+bool is_swa(const LayerWeights& lw) { return lw.kind == static_cast<uint8_t>(fb::LayerKind::swa); }
+
+// RoPE's cos/sin (ops::rope_table) for the block's positions, computed once
+// per block and shared by every head and every swa layer.
 struct RopeTable {
-  float cos_[kPrefillRows * (kMaxHeadDim / 2)];
-  float sin_[kPrefillRows * (kMaxHeadDim / 2)];
+  float cs[kPrefillRows * kMaxHeadDim];
   bool ready = false;
-  void fill(uint32_t pos0, uint32_t m, uint32_t hd, float theta) {
-    const uint32_t half = hd / 2;
-    for (uint32_t i = 0; i < half; ++i) {
-      const double freq = std::pow(static_cast<double>(theta), -2.0 * double(i) / double(hd));
-      for (uint32_t t = 0; t < m; ++t) {
-        const double ang = double(pos0 + t) * freq;
-        cos_[t * half + i] = static_cast<float>(std::cos(ang));
-        sin_[t * half + i] = static_cast<float>(std::sin(ang));
-      }
-    }
-    ready = true;
-  }
-  // Rotates the half-split pairs (i, i + hd/2) of v for block row t.
-  void apply(float* v, uint32_t t, uint32_t hd) const {
-    const uint32_t half = hd / 2;
-    const float* c = cos_ + t * half;
-    const float* s = sin_ + t * half;
-    for (uint32_t i = 0; i < half; ++i) {
-      const float a = v[i], b = v[i + half];
-      v[i] = a * c[i] - b * s[i];
-      v[i + half] = a * s[i] + b * c[i];
-    }
-  }
 };
 
 // One query against n keys (ops::swa_attend's math). The scores are the
@@ -134,10 +112,9 @@ void attend_row(const Kernels& k, const float* q, const float* K, const float* V
   }
 }
 
-// Softmax attention of the block's m queries of one head against the keys
-// of its KV head, as two GEMMs through the kernel table: S = q Kᵀ / sqrt(hd)
-// over the union of the rows' windows, a per-row softmax over each row's own
-// window (zero elsewhere), then out = P V. Rows are taken in chunks whose
+// Softmax attention of the block's m queries of each head against the keys
+// of its KV head: ops::swa_block (two GEMMs over the union of the rows'
+// windows) on the session's kernel table. Rows are taken in chunks whose
 // score matrix fits `scratch` (cap floats). A single row (the decode step,
 // or a window too long for the scratch) goes through attend_row, which needs
 // no packing.
@@ -149,16 +126,15 @@ void swa_heads(amxqa_session* s, LayerState& st, uint32_t m, float* scratch, siz
   // d.G >= 1 and H % G == 0, so group >= 1: amxqa_model_open validates both.
   // NOLINTNEXTLINE(clang-analyzer-core.DivideZero)
   const uint32_t group = d.H / d.G;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d.hd));
-  auto window_lo = [&](uint32_t pos) { return pos + 1 > d.W ? pos + 1 - d.W : 0u; };
+  const ops::AttendKernels attend{k.sgemm, k.softmax};
   for (uint32_t t0 = 0; t0 < m;) {
-    const uint32_t lo0 = window_lo(s->pos + t0);
+    const uint32_t lo0 = static_cast<uint32_t>(ops::swa_window_lo(s->pos + t0, d.W));
     // Rows t0..t1-1 see keys [lo0, pos(t1-1)]; grow the chunk while S fits.
     uint32_t t1 = t0;
     while (t1 < m && size_t(t1 + 1 - t0) * (s->pos + t1 - lo0 + 1) <= cap) ++t1;
     if (t1 <= t0 + 1) {  // one row (decode), or a window too long for the scratch
-      const uint32_t pos = s->pos + t0, lo = window_lo(pos);
-      const size_t first = lo - st.kv_base, n = pos - lo + 1;
+      const uint32_t pos = s->pos + t0;
+      const size_t first = lo0 - st.kv_base, n = pos - lo0 + 1;
       for (uint32_t h = 0; h < d.H; ++h)
         // NOLINTNEXTLINE(clang-analyzer-core.DivideZero): group >= 1 (see above).
         attend_row(k, b.q + t0 * d.qkv_w + h * d.hd, st.kv_k + first * kvw + (h / group) * d.hd,
@@ -171,20 +147,22 @@ void swa_heads(amxqa_session* s, LayerState& st, uint32_t m, float* scratch, siz
     const size_t n = s->pos + t1 - 1 - lo0 + 1, first = lo0 - st.kv_base;
     for (uint32_t h = 0; h < d.H; ++h) {
       const size_t g = h / group;
-      const float* Kg = st.kv_k + first * kvw + g * d.hd;
-      const float* Vg = st.kv_v + first * kvw + g * d.hd;
-      k.sgemm(false, true, rows, n, d.hd, scale, b.q + size_t(t0) * d.qkv_w + h * d.hd, d.qkv_w,
-              Kg, kvw, 0.f, scratch, n);
-      for (uint32_t r = 0; r < rows; ++r) {
-        const uint32_t pos = s->pos + t0 + r;
-        const size_t a = window_lo(pos) - lo0, e = pos - lo0 + 1;  // this row's keys [a, e)
-        float* row = scratch + r * n;
-        for (size_t j = 0; j < a; ++j) row[j] = 0.f;
-        k.softmax(row + a, e - a);
-        for (size_t j = e; j < n; ++j) row[j] = 0.f;
-      }
-      k.sgemm(false, false, rows, d.hd, n, 1.f, scratch, n, Vg, kvw, 0.f,
-              b.att + size_t(t0) * aw + h * d.hd, aw);
+      ops::SwaBlock blk;
+      blk.q = b.q + size_t(t0) * d.qkv_w + h * d.hd;
+      blk.ldq = d.qkv_w;
+      blk.k = st.kv_k + first * kvw + g * d.hd;
+      blk.v = st.kv_v + first * kvw + g * d.hd;
+      blk.ldkv = kvw;
+      blk.p0 = s->pos + t0;
+      blk.rows = rows;
+      blk.lo = lo0;
+      blk.window = d.W;
+      blk.hd = d.hd;
+      blk.probs = scratch;
+      blk.ldp = n;
+      blk.out = b.att + size_t(t0) * aw + h * d.hd;
+      blk.ldo = aw;
+      ops::swa_block(attend, blk);
     }
     t0 = t1;
   }
@@ -202,10 +180,13 @@ void swa_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_
   float* V = st.kv_v + size_t(st.kv_len) * kvw;
   gemm(k, lw.wk, b.u, d.d, m, K, kvw);  // K/V go straight into the window buffer
   gemm(k, lw.wv, b.u, d.d, m, V, kvw);
-  if (!rope.ready) rope.fill(s->pos, m, d.hd, s->model->rope_theta);
+  if (!rope.ready) {
+    ops::rope_table(s->pos, m, d.hd, s->model->rope_theta, rope.cs);
+    rope.ready = true;
+  }
   for (uint32_t t = 0; t < m; ++t) {
-    for (uint32_t h = 0; h < d.H; ++h) rope.apply(b.q + t * d.qkv_w + h * d.hd, t, d.hd);
-    for (uint32_t g = 0; g < d.G; ++g) rope.apply(K + t * kvw + g * d.hd, t, d.hd);
+    ops::rope_apply(b.q + t * d.qkv_w, d.H, d.hd, rope.cs + size_t(t) * d.hd);
+    ops::rope_apply(K + t * kvw, d.G, d.hd, rope.cs + size_t(t) * d.hd);
   }
   st.kv_len += m;
   // The FFN hidden buffer is free until the FFN: it holds the scores.
@@ -316,7 +297,7 @@ namespace {
 // the lin state, the MoE ring and the current routing.
 void copy_state(const Dims& d, const amxqa_model& md, const LayerWeights& lw,
                 const LayerState& from, LayerState& to) {
-  if (lw.kind == 0) {
+  if (is_swa(lw)) {
     const uint32_t keep = from.kv_len < d.W - 1 ? from.kv_len : d.W - 1;
     const size_t row = size_t(d.G) * d.hd, first = size_t(from.kv_len - keep) * row;
     std::memmove(to.kv_k, from.kv_k + first, keep * row * sizeof(float));
@@ -363,7 +344,7 @@ void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_
     const LayerWeights& lw = md.layers[l];
     LayerState& st = s->layers[l];
     norm_rows(b.x, lw.attn_norm, m, d.d, md.norm_eps, b.u);
-    if (lw.kind == 0)
+    if (is_swa(lw))
       swa_mixer(s, lw, st, m, rope);
     else
       lin_mixer(s, lw, st, m);

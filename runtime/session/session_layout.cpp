@@ -11,6 +11,7 @@
 #include <new>
 
 #include "amxqa.h"
+#include "amxqa_generated.h"  // fb::LayerKind
 #include "api/errors.h"
 #include "cpu/isa_select.h"
 #include "kernels/amx/amx_thread.h"
@@ -60,6 +61,9 @@ size_t mul(size_t a, size_t b, bool& ovf) {
 
 bool model_usable(const amxqa_model* m) { return m && m->magic == kModelMagic; }
 
+// LayerWeights::kind holds the schema's LayerKind.
+bool is_swa(const LayerWeights& lw) { return lw.kind == static_cast<uint8_t>(fb::LayerKind::swa); }
+
 bool has_moe(const amxqa_model& m) {
   for (uint32_t l = 0; l < m.n_layers; ++l)
     if (m.layers[l].moe) return true;
@@ -80,7 +84,7 @@ const char* options_problem(const amxqa_model& m, const amxqa_session_options& o
     return "options.window_overlap must be below max_passage_tokens";
   if (m.n_layers == 0 || m.n_layers > kMaxLayers) return "model n_layers out of range";
   for (uint32_t l = 0; l < m.n_layers; ++l)
-    if (m.layers[l].kind == 0 && m.window == 0) return "model window is 0";
+    if (is_swa(m.layers[l]) && m.window == 0) return "model window is 0";
   if (has_moe(m) && (m.moe_route_block == 0 || m.moe_route_window == 0 || m.moe_top_k == 0 ||
                      m.moe_top_k > kMaxTopK || m.moe_top_k > m.moe_experts))
     return "model MoE routing sizes invalid";
@@ -112,7 +116,7 @@ void plan(const amxqa_model& m, const amxqa_session_options& o, Bump& b, amxqa_s
   for (uint32_t l = 0; l < m.n_layers; ++l) {
     const LayerWeights& lw = m.layers[l];
     LayerState st;
-    if (lw.kind == 0) {
+    if (is_swa(lw)) {
       const size_t kv = mul(mul(d.kv_cap, d.G, ovf), d.hd, ovf);
       st.kv_k = b.take<float>(kv);
       st.kv_v = b.take<float>(kv);
@@ -155,7 +159,7 @@ void plan(const amxqa_model& m, const amxqa_session_options& o, Bump& b, amxqa_s
     for (uint32_t l = 0; l < m.n_layers; ++l) {
       const LayerWeights& lw = m.layers[l];
       LayerState st;
-      if (lw.kind == 0) {
+      if (is_swa(lw)) {
         const size_t kv = mul(mul(d.W - 1, d.G, ovf), d.hd, ovf);
         st.kv_k = b.take<float>(kv);
         st.kv_v = b.take<float>(kv);

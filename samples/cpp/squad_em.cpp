@@ -1,55 +1,69 @@
 // squad_em.cpp — answers the questions of a SQuAD-format file with the RAII
 // wrapper (amxqa.hpp) and prints the running exact match as it goes.
-// SQuAD reading and scoring reuse the project's JSON reader and the standard
-// SQuAD normalisation (trainer/squad/), as the amxqa CLI does.
+// It uses only the installed API, nlohmann-json and zlib, so it builds outside
+// the tree. Its match is strict (the answer equals a reference byte for byte);
+// `amxqa squad` gives the official SQuAD scores (normalised EM and F1).
 //
 //   amxqa-sample-cpp-squad MODEL FILE.json[.gz] [LIMIT]
 #include <amxqa.hpp>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "data/gz_text.h"
-#include "squad/json.h"
-#include "squad/squad_metrics.h"
-
 namespace {
 
-using amxqa::train::JsonValue;
+using nlohmann::json;
 
 struct Question {
-  std::string question;
-  const std::string* context;
+  std::string question, context;
   std::vector<std::string> answers;  // empty: unanswerable, the right answer is to abstain
 };
 
-std::vector<Question> read_questions(const JsonValue& root, size_t limit) {
+// The whole file, gzip or plain (gzread reads both); false when unreadable.
+bool read_file(const char* path, std::string* out) {
+  gzFile f = gzopen(path, "rb");
+  if (!f) return false;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) out->append(buf, static_cast<size_t>(n));
+  const bool ok = n == 0;
+  gzclose(f);
+  return ok;
+}
+
+// Members of the wrong type count as absent: the file is untrusted.
+std::string string_or_empty(const json& v, const char* key) {
+  if (!v.is_object()) return {};
+  const auto it = v.find(key);
+  return it != v.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const json& array_or_empty(const json& v, const char* key) {
+  static const json empty = json::array();
+  if (!v.is_object()) return empty;
+  const auto it = v.find(key);
+  return it != v.end() && it->is_array() ? *it : empty;
+}
+
+std::vector<Question> read_questions(const json& root, size_t limit) {
   std::vector<Question> out;
-  const JsonValue* data = root.get("data");
-  if (!data || !data->is_array()) return out;
-  for (const JsonValue& article : data->arr) {
-    const JsonValue* paragraphs = article.get("paragraphs");
-    if (!paragraphs || !paragraphs->is_array()) continue;
-    for (const JsonValue& p : paragraphs->arr) {
-      const JsonValue* context = p.get("context");
-      const JsonValue* qas = p.get("qas");
-      if (!context || !context->is_string() || !qas || !qas->is_array()) continue;
-      for (const JsonValue& q : qas->arr) {
-        const JsonValue* text = q.get("question");
-        if (!text || !text->is_string()) continue;
-        Question item{text->str, &context->str, {}};
-        if (const JsonValue* answers = q.get("answers"); answers && answers->is_array())
-          for (const JsonValue& a : answers->arr)
-            if (const JsonValue* t = a.get("text"); t && t->is_string() && !t->str.empty())
-              item.answers.push_back(t->str);
+  for (const json& article : array_or_empty(root, "data"))
+    for (const json& p : array_or_empty(article, "paragraphs")) {
+      const std::string context = string_or_empty(p, "context");
+      for (const json& q : array_or_empty(p, "qas")) {
+        Question item{string_or_empty(q, "question"), context, {}};
+        if (item.question.empty() || context.empty()) continue;
+        for (const json& a : array_or_empty(q, "answers"))
+          if (std::string t = string_or_empty(a, "text"); !t.empty()) item.answers.push_back(std::move(t));
         out.push_back(std::move(item));
         if (limit && out.size() == limit) return out;
       }
     }
-  }
   return out;
 }
 
@@ -61,11 +75,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const size_t limit = argc == 4 ? std::strtoull(argv[3], nullptr, 10) : 0;
-  JsonValue root;
-  try {
-    root = amxqa::train::parse_json(amxqa::train::read_gz(argv[2]));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", argv[2], e.what());
+  std::string text;
+  if (!read_file(argv[2], &text)) {
+    std::fprintf(stderr, "%s: cannot read\n", argv[2]);
+    return 1;
+  }
+  const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) {
+    std::fprintf(stderr, "%s: not valid JSON\n", argv[2]);
     return 1;
   }
   const std::vector<Question> questions = read_questions(root, limit);
@@ -89,13 +106,14 @@ int main(int argc, char** argv) {
   double em_sum = 0;
   size_t n = 0;
   for (const Question& q : questions) {
-    if (session.answer(q.question, *q.context, &a) != AMXQA_OK) {
+    if (session.answer(q.question, q.context, &a) != AMXQA_OK) {
       std::fprintf(stderr, "skipped (%s): %s\n", a.status.name(), q.question.c_str());
       continue;
     }
     const std::string prediction = a.abstained ? "" : a.text;
-    const double em = q.answers.empty() ? (prediction.empty() ? 1.0 : 0.0)
-                                        : amxqa::train::best_exact_match(prediction, q.answers);
+    const bool hit = q.answers.empty() ? prediction.empty()
+                                       : std::find(q.answers.begin(), q.answers.end(), prediction) != q.answers.end();
+    const double em = hit ? 1.0 : 0.0;
     em_sum += em;
     ++n;
     std::printf("[%3zu] EM so far %5.1f%%  %s  Q: %s  A: %s\n", n, 100.0 * em_sum / n, em > 0 ? "hit " : "miss",

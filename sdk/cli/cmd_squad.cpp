@@ -1,6 +1,6 @@
 // cmd_squad.cpp — `amxqa squad`: answers every question of a SQuAD file,
 // writes the standard predictions file and prints EM/F1 (the official
-// normalisation, from the trainer's squad_metrics), the has-answer/no-answer
+// normalisation, sdk/eval/squad_metrics.h), the has-answer/no-answer
 // split for SQuAD 2.0-style data, throughput and a few generations.
 #include <cstdio>
 #include <fstream>
@@ -11,8 +11,8 @@
 #include "commands.h"
 #include "eval_run.h"
 #include "progress_bar.h"
-#include "report/json_line.h"
-#include "squad/squad_metrics.h"
+#include "json_members.h"
+#include "squad_metrics.h"
 
 namespace amxqa::cli {
 
@@ -63,8 +63,8 @@ void score(const EvalQuestion& q, Outcome* o) {
   if (q.impossible) {
     o->em = o->f1 = o->prediction.empty() ? 1.0 : 0.0;
   } else {
-    o->em = amxqa::train::best_exact_match(o->prediction, q.answers);
-    o->f1 = amxqa::train::best_f1(o->prediction, q.answers);
+    o->em = amxqa::eval::best_exact_match(o->prediction, q.answers);
+    o->f1 = amxqa::eval::best_f1(o->prediction, q.answers);
   }
 }
 
@@ -102,12 +102,10 @@ bool write_predictions(const std::string& path, const EvalSet& set, const std::v
     *error = "cannot write '" + path + "'";
     return false;
   }
-  f << "{";
-  for (size_t i = 0; i < outcomes.size(); ++i) {
-    f << (i ? ",\n " : "\n ") << amxqa::train::json_escape(set.questions[i].id) << ": "
-      << amxqa::train::json_escape(outcomes[i].prediction);
-  }
-  f << "\n}\n";
+  // The official format: {"id": "predicted text", ...}, "" for no answer.
+  nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < outcomes.size(); ++i) predictions[set.questions[i].id] = outcomes[i].prediction;
+  f << eval::dump_json(predictions, 1) << "\n";  // one id per line, as the SQuAD tools write
   f.close();
   if (!f) {
     *error = "error writing '" + path + "'";

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "squad/squad_metrics.h"
+#include "squad_metrics.h"
 
 namespace amxqa::eval {
 
@@ -22,8 +22,8 @@ std::vector<CalibrationItem> calibration_pass(amxqa::Session& session, const Eva
     if (session.answer(q.question, set.contexts[q.context], &a) == AMXQA_OK) {
       it.margin = a.no_answer_margin;
       if (!q.impossible && !a.abstained) {
-        it.em = amxqa::train::best_exact_match(a.text, q.answers);
-        it.f1 = amxqa::train::best_f1(a.text, q.answers);
+        it.em = best_exact_match(a.text, q.answers);
+        it.f1 = best_f1(a.text, q.answers);
       }
     } else {
       ++*failures;

@@ -1,6 +1,6 @@
 // squad_eval_set.h — the questions of a SQuAD file for scoring, including
-// SQuAD 2.0-style unanswerable ones (is_impossible), which the trainer's
-// parse_squad() skips. Uses the trainer's JSON reader and gzip reader.
+// SQuAD 2.0-style unanswerable ones (is_impossible), which parse_squad()
+// (squad_file.h) skips.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
-// fuzz_squad.cpp — SQuAD input parsing with arbitrary bytes: the JSON reader
-// (trainer/squad/json.cpp), the trainer's parse_squad(), and the path
+// fuzz_squad.cpp — SQuAD input parsing with arbitrary bytes: parse_squad()
+// (sdk/eval/squad_file.h, on nlohmann-json), and the path
 // `amxqa squad` takes — load_eval_set() (sdk/cli) reading the bytes from a
 // file through zlib (plain or gzip) — then the EM/F1 scoring of the parsed
 // answers. Malformed input must give an error (exception or false), never a
@@ -10,12 +10,12 @@
 #include <cstring>
 #include <exception>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 
 #include "fuzz_support.h"
-#include "squad/json.h"
-#include "squad/squad.h"
-#include "squad/squad_metrics.h"
+#include "squad_file.h"
+#include "squad_metrics.h"
 #include "squad_eval_set.h"
 
 namespace {
@@ -47,20 +47,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const amxqa::train::JsonValue v = amxqa::train::parse_json(text);
-    (void)v.get("data");
-  } catch (const amxqa::train::JsonError&) {
-  }
-
-  try {
-    const auto articles = amxqa::train::parse_squad(text);
+    const auto articles = amxqa::eval::parse_squad(text);
     for (const auto& a : articles)
       for (const auto& p : a.paragraphs)
         for (const auto& qa : p.qas) {
           AMXQA_FUZZ_CHECK(qa.answers.size() == qa.answer_starts.size());
           for (int64_t start : qa.answer_starts) AMXQA_FUZZ_CHECK(start >= -1);
         }
-    (void)amxqa::train::count_questions(articles);
+    (void)amxqa::eval::count_questions(articles);
   } catch (const std::runtime_error&) {
   }
 
@@ -76,8 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // Score the question and the context as if they were predictions.
       for (const std::string* pred :
            std::initializer_list<const std::string*>{&q.question, &set.contexts[q.context]}) {
-        const double em = amxqa::train::best_exact_match(*pred, q.answers);
-        const double f1 = amxqa::train::best_f1(*pred, q.answers);
+        const double em = amxqa::eval::best_exact_match(*pred, q.answers);
+        const double f1 = amxqa::eval::best_f1(*pred, q.answers);
         AMXQA_FUZZ_CHECK(em >= 0.0 && em <= 1.0 && f1 >= 0.0 && f1 <= 1.0);
       }
     }

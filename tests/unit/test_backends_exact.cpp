@@ -13,7 +13,7 @@
 
 #include "amxqa.h"
 #ifdef AMXQA_HAVE_TRAINER
-#include "squad/squad.h"
+#include "squad_file.h"
 #endif
 
 namespace {
@@ -62,7 +62,7 @@ TEST_CASE("default model: scalar, amx-emulated and the best ISA give the same an
     return;
   }
   std::vector<Question> qs;
-  for (const auto& a : amxqa::train::load_squad(data))
+  for (const auto& a : amxqa::eval::load_squad(data))
     for (const auto& p : a.paragraphs)
       for (const auto& qa : p.qas)
         if (qs.size() < kQuestions) qs.push_back({qa.question, p.context});

@@ -23,7 +23,7 @@
 
 #include "amxqa.h"
 #include "cli/commands.h"
-#include "squad/json.h"
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -51,11 +51,9 @@ std::vector<double> pretrain_val_losses(const std::string& metrics) {
   std::string line;
   while (std::getline(f, line)) {
     if (line.empty()) continue;
-    const amxqa::train::JsonValue v = amxqa::train::parse_json(line);
-    const amxqa::train::JsonValue* stage = v.get("stage");
-    const amxqa::train::JsonValue* loss = v.get("val_loss");
-    if (stage && stage->is_string() && stage->str == "pretrain" && loss && loss->is_number())
-      losses.push_back(loss->num);
+    const nlohmann::json v = nlohmann::json::parse(line);
+    if (v.value("stage", "") == "pretrain" && v.contains("val_loss") && v["val_loss"].is_number())
+      losses.push_back(v["val_loss"].get<double>());
   }
   return losses;
 }

@@ -15,11 +15,11 @@
 #include <fstream>
 
 #include "cli/commands.h"
-#include "data/gz_text.h"
+#include "gz_text.h"
 #include "probes/probes.h"
-#include "report/json_line.h"
+#include "report/metrics_log.h"
 #include "report/model_card.h"
-#include "report/plot_svg.h"
+#include "report/metrics_plot.h"
 #include "stages/capi_model.h"
 #include "stages/sft_data.h"
 #include "stages/tokenizer_file.h"
@@ -27,15 +27,16 @@
 #include "data/pieces.h"
 #include "recipe/recipe.h"
 #include "recipe/run_config.h"
-#include "squad/json.h"
-#include "squad/squad.h"
+#include "json_members.h"
+#include "squad_file.h"
 #include "squad/squad_examples.h"
-#include "squad/squad_metrics.h"
+#include "squad_metrics.h"
 #include "tokenizer/bpe_train.h"
 #include "format/owned_tokenizer.h"
 
 using namespace amxqa;
 using namespace amxqa::train;
+using namespace amxqa::eval;
 
 namespace {
 
@@ -68,21 +69,16 @@ std::string trim_ws(const std::string& s) {
 
 TEST_SUITE("unit") {
 
-TEST_CASE("json: SQuAD-like snippet with escapes and unicode") {
+TEST_CASE("squad file: SQuAD-like snippet with escapes and unicode") {
   const std::string text = R"({"version": "1.1", "data": [{"title": "Caf\u00e9",
     "paragraphs": [{"context": "He said \"hi\"\\n then\tleft. \ud83d\ude00 \u00e9t\u00e9",
       "qas": [{"id": "q1", "question": "What did he say?",
-               "answers": [{"text": "\"hi\"", "answer_start": 8}, {"text": "hi", "answer_start": 9.0}]}]}]}]})";
-  JsonValue v = parse_json(text);
-  const JsonValue* data = v.get("data");
-  REQUIRE(data);
-  REQUIRE(data->is_array());
-  CHECK(data->arr[0].get("title")->str == "Caf\xC3\xA9");
-  const std::string ctx = data->arr[0].get("paragraphs")->arr[0].get("context")->str;
-  CHECK(ctx == "He said \"hi\"\\n then\tleft. \xF0\x9F\x98\x80 \xC3\xA9t\xC3\xA9");
-
+               "answers": [{"text": "\"hi\"", "answer_start": 8}, {"text": "hi", "answer_start": 9.0}]},
+              {"id": "q2", "question": "Unanswerable?", "answers": [], "is_impossible": true}]}]}]})";
   auto arts = parse_squad(text);
   REQUIRE(arts.size() == 1);
+  CHECK(arts[0].title == "Caf\xC3\xA9");
+  CHECK(arts[0].paragraphs[0].context == "He said \"hi\"\\n then\tleft. \xF0\x9F\x98\x80 \xC3\xA9t\xC3\xA9");
   REQUIRE(arts[0].paragraphs[0].qas.size() == 1);
   const SquadQa& qa = arts[0].paragraphs[0].qas[0];
   CHECK(qa.answers == std::vector<std::string>{"\"hi\"", "hi"});
@@ -90,14 +86,14 @@ TEST_CASE("json: SQuAD-like snippet with escapes and unicode") {
   CHECK(count_questions(arts) == 1);
 }
 
-TEST_CASE("json: malformed input throws, never crashes") {
+TEST_CASE("squad file: malformed input throws, never crashes") {
   const char* bad[] = {"", "{", "{\"a\":}", "[1,]", "\"abc", "\"\\x\"", "\"\\u12\"", "tru", "01x",
-                       "{\"a\":1} x", "[\"\x01\"]", "{1:2}", "-", "1e"};
-  for (const char* b : bad) CHECK_THROWS_AS(parse_json(b, std::strlen(b)), JsonError);
-  std::string deep(100000, '[');
-  CHECK_THROWS_AS(parse_json(deep), JsonError);
-  // A lone surrogate decodes to U+FFFD instead of invalid UTF-8.
-  CHECK(parse_json("\"\\ud800x\"").str == "\xEF\xBF\xBDx");
+                       "{\"a\":1} x", "[\"\x01\"]", "{1:2}", "-", "1e", "{\"data\": [\"\\ud800x\"]}"};
+  for (const char* b : bad) CHECK_THROWS_AS(parse_squad(b), std::runtime_error);
+  // Deep nesting costs memory, not stack (nlohmann parses and frees iteratively).
+  CHECK_THROWS_AS(parse_squad(std::string(100000, '[')), std::runtime_error);
+  std::string deep_ok = "{\"data\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  CHECK(parse_squad(deep_ok).empty());  // its one "article" is not an object
   // A structurally valid document that is not SQuAD is refused.
   CHECK_THROWS(parse_squad("{\"data\": 3}"));
   CHECK(parse_squad("{\"data\": [{\"paragraphs\": [{\"context\": 5}]}]}").at(0).paragraphs.empty());
@@ -356,23 +352,26 @@ TEST_CASE("data: gzip paragraphs, BOS-led pieces, deterministic split and order"
   CHECK(o2.at(137) == o1.at(137));  // random access: a resumed cursor sees the same piece
 }
 
-TEST_CASE("report: JSON lines round-trip through the reader; the plot reads them") {
-  JsonLine j;
-  j.add("stage", "pretrain").add("step", uint64_t(3)).add("loss", 4.5).add("bad", std::nan(""))
-      .add("text", std::string("a\"b\\c\n\x01\xC3\xA9"));
-  JsonValue v = parse_json(j.str());
-  CHECK(v.get("stage")->str == "pretrain");
-  CHECK(v.get("loss")->num == doctest::Approx(4.5));
-  CHECK(v.get("bad")->type == JsonValue::Type::null);
-  CHECK(v.get("text")->str == "a\"b\\c\n\x01\xC3\xA9");
+TEST_CASE("report: log lines round-trip through nlohmann-json; the plot reads them") {
+  const LogLine j = {{"stage", "pretrain"}, {"step", uint64_t(3)}, {"loss", 4.5}, {"bad", std::nan("")},
+                     {"text", std::string("a\"b\\c\n\x01\xC3\xA9")}, {"torn_utf8", std::string("x\xC3")}};
+  const std::string line = amxqa::eval::dump_json(j);
+  CHECK(line.find('\n') == std::string::npos);
+  CHECK(line.find("{\"stage\":\"pretrain\",\"step\":3") == 0);  // keys in the order written
+  const nlohmann::json v = nlohmann::json::parse(line);
+  CHECK(v["stage"] == "pretrain");
+  CHECK(v["loss"].get<double>() == doctest::Approx(4.5));
+  CHECK(v["bad"].is_null());
+  CHECK(v["text"] == "a\"b\\c\n\x01\xC3\xA9");
+  CHECK(v["torn_utf8"] == "x\xEF\xBF\xBD");  // invalid UTF-8 becomes U+FFFD, never an exception
 
   const std::string log = temp_path("metrics.jsonl");
   {
     std::FILE* f = std::fopen(log.c_str(), "w");
-    std::fprintf(f, "%s\n{torn line\n", JsonLine().add("stage", "pretrain").add("step", 1).add("total_tokens", 100)
-                                              .add("loss", 5.0).add("tok_s", 10.0).str().c_str());
-    std::fprintf(f, "%s\n", JsonLine().add("stage", "sft_qa").add("step", 1).add("total_tokens", 200)
-                                  .add("loss", 4.0).add("val_loss", 4.2).str().c_str());
+    const LogLine a = {{"stage", "pretrain"}, {"step", 1}, {"total_tokens", 100}, {"loss", 5.0}, {"tok_s", 10.0}};
+    const LogLine b = {{"stage", "sft_qa"}, {"step", 1}, {"total_tokens", 200}, {"loss", 4.0}, {"val_loss", 4.2}};
+    std::fprintf(f, "%s\n{torn line\n", amxqa::eval::dump_json(a).c_str());
+    std::fprintf(f, "%s\n", amxqa::eval::dump_json(b).c_str());
     std::fclose(f);
   }
   PlotData d = read_metrics_log(log);

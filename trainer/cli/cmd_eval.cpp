@@ -78,14 +78,14 @@ int cmd_eval(int argc, char** argv) {
   for (const auto& s : model.scores()) std::printf("  stored score %s = %.3f\n", s.first.c_str(), s.second);
 
   if (data.empty()) data = default_dev_path();
-  std::vector<SquadArticle> dev = load_squad(data);
+  std::vector<eval::SquadArticle> dev = eval::load_squad(data);
   QaEvalOptions opt;
   opt.limit = limit;
   opt.show = show;
   opt.seed = seed;
   opt.stop_limit = std::min<size_t>(opt.limit ? opt.limit : 200, 200);
   opt.use_vocab_mask = !no_vocab_mask;
-  std::printf("data %s: %zu questions\n", data.c_str(), count_questions(dev));
+  std::printf("data %s: %zu questions\n", data.c_str(), eval::count_questions(dev));
   QaEval e = evaluate_qa(model, dev, opt);
   print_qa_eval(e, stdout);
   if (probes) print_probes(capi_probes(model, opt.seed, probes), stdout);

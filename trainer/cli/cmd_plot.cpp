@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "report/plot_svg.h"
+#include "report/metrics_plot.h"
 
 namespace amxqa::train {
 
@@ -30,9 +30,9 @@ int cmd_plot(int argc, char** argv) {
     std::fputs(help, stderr);
     return 2;
   }
-  PlotData d = read_metrics_log(logs[0]);
+  eval::PlotData d = read_metrics_log(logs[0]);
   std::ofstream f(output, std::ios::binary);
-  f << render_svg(d, title.empty() ? "amxqa-train: " + logs[0] : title);
+  f << eval::render_svg(d, title.empty() ? "amxqa-train: " + logs[0] : title);
   if (!f) throw std::runtime_error("cannot write " + output);
   std::fprintf(stderr, "wrote %s\n", output.c_str());
   return 0;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "data/encode_text.h"
-#include "data/gz_text.h"
+#include "gz_text.h"
 #include "data/rng.h"
 #include "format/model_spec.h"
 
@@ -42,7 +42,7 @@ PieceStore build_pieces(const TokenizerView& tok, const CorpusOptions& opt,
     }
   };
   for (const std::string& f : opt.files) {
-    for_each_paragraph(f, opt.max_bytes, opt.join_lines, [&](const std::string& para) {
+    eval::for_each_paragraph(f, opt.max_bytes, opt.join_lines, [&](const std::string& para) {
       if (!doc.empty()) doc += "\n\n";
       doc += para;
       if (doc.size() >= opt.min_doc_bytes) emit();

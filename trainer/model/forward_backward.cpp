@@ -31,14 +31,14 @@ void check_tokens(const ArchConfig& a, const uint32_t* tokens, size_t n) {
     if (tokens[i] >= a.vocab_size) throw std::invalid_argument("token id out of range");
 }
 
-// MODEL.md "Question match": passage position p gets tok_emb[pad] added when
-// its id occurs between BOS and the passage. A scan: questions are short.
-bool question_match_at(const ArchConfig& a, const uint32_t* tokens, const LossOptions& opt,
-                       size_t p) {
-  if (!a.question_match || p < opt.passage_begin || p >= opt.passage_end) return false;
-  for (size_t i = 1; i < opt.passage_begin; ++i)
-    if (tokens[i] == tokens[p]) return true;
-  return false;
+// MODEL.md "Question match" (ops::question_match): im.qmatch[p] = 1 for the
+// passage positions p whose id occurs between BOS and the passage, else 0.
+void question_match_flags(const ArchConfig& a, const uint32_t* tokens, size_t n,
+                          const LossOptions& opt, Work& im) {
+  im.qmatch.assign(n, 0);
+  const size_t pb = opt.passage_begin, pe = opt.passage_end < n ? opt.passage_end : n;
+  if (!a.question_match || pb < 1 || pb >= pe) return;
+  ops::question_match(tokens + 1, pb - 1, nullptr, 0, tokens + pb, pe - pb, im.qmatch.data() + pb);
 }
 
 // Forward through every layer; leaves im.x = x_L and each layer's activations.
@@ -48,9 +48,10 @@ void forward_layers(const ArchConfig& a, std::vector<Param>& P, Work& im, const 
   auto t0 = Clock::now();
   float* x = grow(im.x, n * d);
   const float* E = P[im.tok_emb].w.data();
+  question_match_flags(a, tokens, n, opt, im);
   for (size_t p = 0; p < n; ++p) {
     std::memcpy(x + p * d, E + size_t(tokens[p]) * d, d * sizeof(float));
-    if (question_match_at(a, tokens, opt, p))
+    if (im.qmatch[p])
       for (size_t i = 0; i < d; ++i) x[p * d + i] += E[size_t(kPad) * d + i];
   }
   float* tmp = grow(im.dmix, n * d);
@@ -133,7 +134,7 @@ void backward_layers(const ArchConfig& a, std::vector<Param>& P, Work& im, const
   for (size_t p = 0; p < n; ++p) {
     float* row = ge + size_t(tokens[p]) * d;
     for (size_t i = 0; i < d; ++i) row[i] += dx[p * d + i];
-    if (question_match_at(a, tokens, opt, p))
+    if (im.qmatch[p])  // set by forward_layers for these tokens
       for (size_t i = 0; i < d; ++i) ge[size_t(kPad) * d + i] += dx[p * d + i];
   }
   im.times.other += seconds_since(t0);

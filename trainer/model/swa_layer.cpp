@@ -1,8 +1,9 @@
 // swa_layer.cpp — MODEL.md "swa": sliding-window softmax attention with
-// grouped KV heads and half-split RoPE (ops::swa_attend's math). Projections
-// are GEMMs over the document; attention runs per head on blocks of queries,
-// so scores, softmax-weighted values and the whole backward are GEMMs too.
-// Backward written by hand next to it.
+// grouped KV heads and half-split RoPE (ops::rope_table / ops::rope_apply).
+// Projections are GEMMs over the document; attention runs per head on blocks
+// of queries (ops::swa_block, the runtime's prefill attention), so scores,
+// softmax-weighted values and the whole backward are GEMMs too. Backward
+// written by hand next to it.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,16 +15,11 @@
 namespace amxqa::train {
 namespace {
 
-// cos/sin of every (position, pair) as ops::rope computes them: rotating the
-// vector (1…1, 0…0) by position p yields cos in the first half, sin in the second.
+// RoPE's cos/sin of positions [0, n) (ops::rope_table), built once for the
+// longest document so far.
 void ensure_rope_table(Work& im, size_t n, size_t hd, float theta) {
   if (im.rope_rows >= n && im.rope_hd == hd) return;
-  float* t = grow(im.rope_cs, n * hd);
-  for (size_t p = 0; p < n; ++p) {
-    float* row = t + p * hd;
-    for (size_t i = 0; i < hd / 2; ++i) row[i] = 1.f, row[i + hd / 2] = 0.f;
-    ops::rope(row, hd, static_cast<uint32_t>(p), theta);
-  }
+  ops::rope_table(0, n, hd, theta, grow(im.rope_cs, n * hd));
   im.rope_rows = static_cast<uint32_t>(n);
   im.rope_hd = static_cast<uint32_t>(hd);
 }
@@ -31,20 +27,8 @@ void ensure_rope_table(Work& im, size_t n, size_t hd, float theta) {
 // Rotates each of `heads` head vectors of every row by its position
 // (inverse: by the negative angle, which is the transpose: the RoPE backward).
 void apply_rope(const Work& im, float* X, size_t n, size_t heads, size_t hd, bool inverse) {
-  const size_t half = hd / 2;
-  for (size_t p = 0; p < n; ++p) {
-    const float* c = im.rope_cs.data() + p * hd;
-    const float* s = c + half;
-    for (size_t h = 0; h < heads; ++h) {
-      float* v = X + (p * heads + h) * hd;
-      for (size_t i = 0; i < half; ++i) {
-        const float a = v[i], b = v[i + half];
-        const float si = inverse ? -s[i] : s[i];
-        v[i] = a * c[i] - b * si;
-        v[i + half] = a * si + b * c[i];
-      }
-    }
-  }
+  for (size_t p = 0; p < n; ++p)
+    ops::rope_apply(X + p * heads * hd, heads, hd, im.rope_cs.data() + p * hd, inverse);
 }
 
 Stacked stacked_qkv(std::vector<Param>& P, const LayerIdx& L, size_t qd, size_t kd) {
@@ -66,9 +50,6 @@ Stacked stacked_qkv(std::vector<Param>& P, const LayerIdx& L, size_t qd, size_t 
 // percent of each other on 100- to 1024-token documents; 64 best at 1024).
 constexpr size_t kBlock = 64;
 
-// First key position query p attends to.
-size_t window_lo(size_t p, size_t window) { return p + 1 > window ? p + 1 - window : 0; }
-
 // Widest key range of a block: the probs row stride.
 size_t probs_cols(size_t n, size_t window) { return std::min(n, std::min(window, n) + kBlock - 1); }
 
@@ -83,7 +64,7 @@ struct Block {
 template <class F>
 void for_each_block(size_t n, size_t window, F f) {
   for (size_t p0 = 0; p0 < n; p0 += kBlock)
-    f(Block{p0, std::min(n, p0 + kBlock), window_lo(p0, window)});
+    f(Block{p0, std::min(n, p0 + kBlock), ops::swa_window_lo(p0, window)});
 }
 
 // For each row r of block b in M (row stride cols): f(r, first, len) on the
@@ -92,7 +73,7 @@ template <class F>
 void over_windows(float* M, size_t cols, const Block& b, size_t window, F f) {
   for (size_t p = b.p0; p < b.p1; ++p) {
     float* row = M + (p - b.p0) * cols;
-    const size_t first = window_lo(p, window) - b.lo, end = p + 1 - b.lo;
+    const size_t first = ops::swa_window_lo(p, window) - b.lo, end = p + 1 - b.lo;
     std::fill(row, row + first, 0.f);
     f(p - b.p0, first, end - first);
     std::fill(row + end, row + b.keys(), 0.f);
@@ -106,7 +87,6 @@ void swa_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
   const size_t d = a.d_model, H = a.n_heads, G = a.n_kv_heads, hd = a.head_dim;
   const size_t qd = H * hd, kd = G * hd, rep = H / G;
   const size_t cols = probs_cols(n, a.window);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   float* q = grow(A.q, n * qd);
   float* k = grow(A.k, n * kd);
   float* v = grow(A.vv, n * kd);
@@ -118,18 +98,31 @@ void swa_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
   ensure_rope_table(im, n, hd, a.rope_theta);
   apply_rope(im, q, n, H, hd, false);
   apply_rope(im, k, n, G, hd, false);
-  // Per block: S = scale·Q Kᵀ (in place in probs), softmax over each row's
-  // window with the rest zeroed, O = P V.
+  // Per block, ops::swa_block: P = softmax of scale·Q Kᵀ over each row's
+  // window (kept in probs for the backward), O = P V.
+  const ops::AttendKernels attend{train_sgemm, [](float* x, size_t len) {
+                                    simd::softmax(x, len);
+                                    return 0.f;  // the log-partition is not needed
+                                  }};
   for (size_t h = 0; h < H; ++h) {
     const size_t g = h / rep;
     for_each_block(n, a.window, [&](const Block& b) {
-      const size_t kv = b.lo * kd + g * hd, qo = b.p0 * qd + h * hd;
-      float* S = probs + (h * n + b.p0) * cols;
-      gemm_nt(b.rows(), b.keys(), hd, q + qo, qd, k + kv, kd, S, cols, 0.f, scale);
-      over_windows(S, cols, b, a.window, [&](size_t r, size_t first, size_t len) {
-        simd::softmax(S + r * cols + first, len);
-      });
-      gemm_nn(b.rows(), hd, b.keys(), S, cols, v + kv, kd, o + qo, qd);
+      ops::SwaBlock blk;
+      blk.q = q + b.p0 * qd + h * hd;
+      blk.ldq = qd;
+      blk.k = k + b.lo * kd + g * hd;
+      blk.v = v + b.lo * kd + g * hd;
+      blk.ldkv = kd;
+      blk.p0 = b.p0;
+      blk.rows = b.rows();
+      blk.lo = b.lo;
+      blk.window = a.window;
+      blk.hd = hd;
+      blk.probs = probs + (h * n + b.p0) * cols;
+      blk.ldp = cols;
+      blk.out = o + b.p0 * qd + h * hd;
+      blk.ldo = qd;
+      ops::swa_block(attend, blk);
     });
   }
   gemm_nt(n, d, qd, o, qd, P[L.wo].w.data(), qd, out, d);

@@ -20,13 +20,13 @@ const Kernels& train_kernels() {
 
 namespace {
 bool g_bf16 = false;
+}  // namespace
 
-void sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float* A,
-           size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+void train_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float* A,
+                 size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
   if (g_bf16 && sgemm_bf16_avx512(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)) return;
   train_kernels().sgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-}  // namespace
 
 bool set_bf16_compute(bool on) {
   g_bf16 = on && &train_kernels() != &kernels_scalar() && __builtin_cpu_supports("avx512bf16");
@@ -36,19 +36,19 @@ bool set_bf16_compute(bool on) {
 void gemm_nt(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
              size_t ldb, float* C, size_t ldc, float beta, float alpha) {
   if (m == 0 || n == 0) return;
-  sgemm(false, true, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  train_sgemm(false, true, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemm_nn(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
              size_t ldb, float* C, size_t ldc, float beta, float alpha) {
   if (m == 0 || n == 0) return;
-  sgemm(false, false, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  train_sgemm(false, false, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemm_tn_acc(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
                  size_t ldb, float* C, size_t ldc, float alpha) {
   if (m == 0 || n == 0 || k == 0) return;
-  sgemm(true, false, m, n, k, alpha, A, lda, B, ldb, 1.f, C, ldc);
+  train_sgemm(true, false, m, n, k, alpha, A, lda, B, ldb, 1.f, C, ldc);
 }
 
 }  // namespace amxqa::train

@@ -14,7 +14,12 @@
 
 namespace amxqa::train {
 
-// Thin sgemm wrappers (row-major). All matrix products of the trainer go here.
+// The trainer's one sgemm (Kernels::sgemm's shape; the bf16 variant when the
+// stage computes in bf16) and thin row-major wrappers over it. All matrix
+// products of the trainer go here.
+void train_sgemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
+                 const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
+                 size_t ldc);
 // C[m][n] = alpha · A[m][k] · B[n][k]ᵀ + beta · C   (y = W x for every row x)
 void gemm_nt(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
              size_t ldb, float* C, size_t ldc, float beta = 0.f, float alpha = 1.f);
@@ -68,7 +73,8 @@ struct Work {
   int tok_emb = -1, final_norm = -1;
   std::vector<LayerActs> acts;
   std::vector<float> x;         // [n][d] residual stream after the last layer
-  std::vector<float> rope_cs;   // [pos][hd]: cos in [0, hd/2), sin in [hd/2, hd) (from ops::rope)
+  std::vector<uint8_t> qmatch;  // [n] question-match flags of the document (MODEL.md)
+  std::vector<float> rope_cs;   // [pos][hd]: cos in [0, hd/2), sin in [hd/2, hd) (ops::rope_table)
   uint32_t rope_rows = 0, rope_hd = 0;
 
   // Readout.

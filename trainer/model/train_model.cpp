@@ -3,11 +3,17 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "amxqa_generated.h"  // fb::LayerKind
 #include "model/train_impl.h"
 #include "model/train_simd.h"
 
 namespace amxqa::train {
 namespace {
+
+// ArchConfig::layer_kinds holds the schema's LayerKind values.
+static_assert(kLayerSwa == static_cast<uint8_t>(fb::LayerKind::swa) &&
+                  kLayerLin == static_cast<uint8_t>(fb::LayerKind::lin),
+              "kLayerSwa / kLayerLin mirror schemas/amxqa.fbs LayerKind");
 
 uint64_t fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;

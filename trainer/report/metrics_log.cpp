@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "json_members.h"
+
 namespace amxqa::train {
 
 MetricsLog::MetricsLog(const std::string& path) : path_(path) {
@@ -14,9 +16,9 @@ MetricsLog::~MetricsLog() {
   if (f_) std::fclose(f_);
 }
 
-void MetricsLog::write(const JsonLine& line) {
+void MetricsLog::write(const LogLine& line) {
   if (!f_) return;
-  std::string s = line.str();
+  std::string s = eval::dump_json(line);
   s += '\n';
   std::fwrite(s.data(), 1, s.size(), f_);
   std::fflush(f_);
@@ -29,15 +31,6 @@ std::string format_duration(double s) {
   if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
   else if (t >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
   else std::snprintf(buf, sizeof buf, "%lds", t);
-  return buf;
-}
-
-std::string format_count(double n) {
-  char buf[32];
-  if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.2fG", n / 1e9);
-  else if (n >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM", n / 1e6);
-  else if (n >= 1e3) std::snprintf(buf, sizeof buf, "%.1fk", n / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.0f", n);
   return buf;
 }
 
@@ -58,7 +51,7 @@ void Progress::update(uint64_t step, uint64_t tokens, double loss, double lr, bo
   double eta = done > 0 ? el / done * static_cast<double>(total_ - step) : NAN;
   std::fprintf(stderr, "\r[%s] step %llu/%llu  tokens %s  %s tok/s  loss %.4f  lr %.2e  ETA %s   ", stage_.c_str(),
                static_cast<unsigned long long>(step), static_cast<unsigned long long>(total_),
-               format_count(static_cast<double>(tokens)).c_str(), format_count(tok_s_).c_str(), loss, lr,
+               eval::format_count(static_cast<double>(tokens)).c_str(), eval::format_count(tok_s_).c_str(), loss, lr,
                format_duration(eta).c_str());
   std::fflush(stderr);
   drawn_ = true;

@@ -7,9 +7,15 @@
 #include <cstdio>
 #include <string>
 
-#include "report/json_line.h"
+#include <nlohmann/json.hpp>
+
+#include "count_text.h"    // format_count
+#include "json_members.h"  // dump_json
 
 namespace amxqa::train {
+
+// One record of the log, eval.json or rounds.jsonl; keys stay in the order written.
+using LogLine = nlohmann::ordered_json;
 
 class MetricsLog {
  public:
@@ -18,7 +24,7 @@ class MetricsLog {
   ~MetricsLog();
   MetricsLog(const MetricsLog&) = delete;
   MetricsLog& operator=(const MetricsLog&) = delete;
-  void write(const JsonLine& line);
+  void write(const LogLine& line);  // one line; NaN and infinities become null
   const std::string& path() const { return path_; }
  private:
   std::FILE* f_ = nullptr;
@@ -43,6 +49,5 @@ class Progress {
 };
 
 std::string format_duration(double seconds);  // "1h02m", "3m05s", "12s"
-std::string format_count(double n);          // "12.3k", "4.5M"
 
 }  // namespace amxqa::train

@@ -14,7 +14,7 @@ std::string rounds_table(const std::vector<CardRound>& rounds) {
   for (const CardRound& r : rounds) {
     std::snprintf(buf, sizeof buf, "| %d | %s | %.1f | %.1f | %.1f%% | %.1f%% | %.1f%% | %s | %s |\n", r.round,
                   r.name.c_str(), r.em, r.f1, r.stop_rate, r.over_refusal, r.abstention,
-                  format_count(double(r.tokens)).c_str(), format_duration(r.wall_s).c_str());
+                  eval::format_count(double(r.tokens)).c_str(), format_duration(r.wall_s).c_str());
     s += buf;
   }
   return s;
@@ -30,10 +30,10 @@ std::string model_card_markdown(const CardInput& in) {
   std::snprintf(buf, sizeof buf,
                 "- %s\n- parameters: %s stored, %s active; weights %s (%s bytes)\n- vocabulary %u, of which %u masked "
                 "(never trained; PAD/BOS/ANS)\n- tokens trained: %s\n\n",
-                in.arch_line.c_str(), format_count(double(in.params)).c_str(),
-                format_count(double(in.active_params)).c_str(), in.dtype.c_str(),
-                format_count(double(in.weight_bytes)).c_str(), in.vocab, in.vocab_masked,
-                format_count(double(in.tokens_seen)).c_str());
+                in.arch_line.c_str(), eval::format_count(double(in.params)).c_str(),
+                eval::format_count(double(in.active_params)).c_str(), in.dtype.c_str(),
+                eval::format_count(double(in.weight_bytes)).c_str(), in.vocab, in.vocab_masked,
+                eval::format_count(double(in.tokens_seen)).c_str());
   s += buf;
   if (in.session_bytes)
     s += "- session memory (amxqa_session_size, default options): " + std::to_string(in.session_bytes) +

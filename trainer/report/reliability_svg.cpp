@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/svg_text.h"
+#include "svg_text.h"
 
 namespace amxqa::train {
 
@@ -35,33 +35,33 @@ std::string render_reliability_svg(const std::vector<ReliabilityBin>& bins, cons
   const double W = left + pw + right, H = top + ph + bottom;
   auto X = [&](double v) { return left + v * pw; };
   auto Y = [&](double v) { return top + ph - v * ph; };
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg_num(W) + "\" height=\"" + svg_num(H) +
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + eval::svg_num(W) + "\" height=\"" + eval::svg_num(H) +
                     "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
                     "fill=\"white\"/>\n";
-  svg += "<text x=\"" + svg_num(left) + "\" y=\"24\" font-size=\"15\">" + svg_escape(title) + "</text>\n";
+  svg += "<text x=\"" + eval::svg_num(left) + "\" y=\"24\" font-size=\"15\">" + eval::svg_escape(title) + "</text>\n";
   for (int t = 0; t <= 4; ++t) {
     const double v = t / 4.0;
-    svg += "<line x1=\"" + svg_num(left) + "\" x2=\"" + svg_num(left + pw) + "\" y1=\"" + svg_num(Y(v)) + "\" y2=\"" +
-           svg_num(Y(v)) + "\" stroke=\"#eee\"/>\n<text x=\"" + svg_num(left - 6) + "\" y=\"" + svg_num(Y(v) + 4) +
-           "\" text-anchor=\"end\">" + std::to_string(25 * t) + "%</text>\n<text x=\"" + svg_num(X(v)) + "\" y=\"" +
-           svg_num(top + ph + 16) + "\" text-anchor=\"middle\">" + std::to_string(25 * t) + "%</text>\n";
+    svg += "<line x1=\"" + eval::svg_num(left) + "\" x2=\"" + eval::svg_num(left + pw) + "\" y1=\"" + eval::svg_num(Y(v)) + "\" y2=\"" +
+           eval::svg_num(Y(v)) + "\" stroke=\"#eee\"/>\n<text x=\"" + eval::svg_num(left - 6) + "\" y=\"" + eval::svg_num(Y(v) + 4) +
+           "\" text-anchor=\"end\">" + std::to_string(25 * t) + "%</text>\n<text x=\"" + eval::svg_num(X(v)) + "\" y=\"" +
+           eval::svg_num(top + ph + 16) + "\" text-anchor=\"middle\">" + std::to_string(25 * t) + "%</text>\n";
   }
   for (const ReliabilityBin& b : bins) {
     if (!b.n) continue;
     const double x = X(b.lo) + 2, w = X(b.hi) - X(b.lo) - 4;
-    svg += "<rect x=\"" + svg_num(x) + "\" y=\"" + svg_num(Y(b.accuracy)) + "\" width=\"" + svg_num(w) +
-           "\" height=\"" + svg_num(Y(0) - Y(b.accuracy)) + "\" fill=\"#1f77b4\"><title>confidence " +
-           svg_num(100 * b.mean_confidence) + "%, right " + svg_num(100 * b.accuracy) + "%, n " + std::to_string(b.n) +
-           "</title></rect>\n<text x=\"" + svg_num(x + w / 2) + "\" y=\"" + svg_num(Y(b.accuracy) - 3) +
+    svg += "<rect x=\"" + eval::svg_num(x) + "\" y=\"" + eval::svg_num(Y(b.accuracy)) + "\" width=\"" + eval::svg_num(w) +
+           "\" height=\"" + eval::svg_num(Y(0) - Y(b.accuracy)) + "\" fill=\"#1f77b4\"><title>confidence " +
+           eval::svg_num(100 * b.mean_confidence) + "%, right " + eval::svg_num(100 * b.accuracy) + "%, n " + std::to_string(b.n) +
+           "</title></rect>\n<text x=\"" + eval::svg_num(x + w / 2) + "\" y=\"" + eval::svg_num(Y(b.accuracy) - 3) +
            "\" text-anchor=\"middle\" font-size=\"9\">" + std::to_string(b.n) + "</text>\n";
   }
-  svg += "<line x1=\"" + svg_num(X(0)) + "\" y1=\"" + svg_num(Y(0)) + "\" x2=\"" + svg_num(X(1)) + "\" y2=\"" +
-         svg_num(Y(1)) + "\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n";
-  svg += "<rect x=\"" + svg_num(left) + "\" y=\"" + svg_num(top) + "\" width=\"" + svg_num(pw) + "\" height=\"" +
-         svg_num(ph) + "\" fill=\"none\" stroke=\"#444\"/>\n";
-  svg += "<text x=\"" + svg_num(left + pw / 2) + "\" y=\"" + svg_num(top + ph + 36) +
+  svg += "<line x1=\"" + eval::svg_num(X(0)) + "\" y1=\"" + eval::svg_num(Y(0)) + "\" x2=\"" + eval::svg_num(X(1)) + "\" y2=\"" +
+         eval::svg_num(Y(1)) + "\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n";
+  svg += "<rect x=\"" + eval::svg_num(left) + "\" y=\"" + eval::svg_num(top) + "\" width=\"" + eval::svg_num(pw) + "\" height=\"" +
+         eval::svg_num(ph) + "\" fill=\"none\" stroke=\"#444\"/>\n";
+  svg += "<text x=\"" + eval::svg_num(left + pw / 2) + "\" y=\"" + eval::svg_num(top + ph + 36) +
          "\" text-anchor=\"middle\">reported probability (bars: share right; dashed: calibrated; labels: n)</text>\n";
-  svg += "<text x=\"16\" y=\"" + svg_num(top + ph / 2) + "\" transform=\"rotate(-90 16 " + svg_num(top + ph / 2) +
+  svg += "<text x=\"16\" y=\"" + eval::svg_num(top + ph / 2) + "\" transform=\"rotate(-90 16 " + eval::svg_num(top + ph / 2) +
          ")\" text-anchor=\"middle\">right</text>\n</svg>\n";
   return svg;
 }

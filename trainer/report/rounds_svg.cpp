@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "report/svg_text.h"
+#include "svg_text.h"
 
 namespace amxqa::train {
 namespace {
@@ -28,34 +28,34 @@ std::string render_rounds_svg(const std::vector<CardRound>& rounds, const std::s
   const double W = left + pw + right, H = top + ph + bottom;
   auto Y = [&](double pct) { return top + ph - std::clamp(pct, 0.0, 100.0) / 100.0 * ph; };
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg_num(W) + "\" height=\"" + svg_num(H) +
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + eval::svg_num(W) + "\" height=\"" + eval::svg_num(H) +
                     "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
                     "fill=\"white\"/>\n";
-  svg += "<text x=\"" + svg_num(left) + "\" y=\"24\" font-size=\"16\">" + svg_escape(title) + "</text>\n";
+  svg += "<text x=\"" + eval::svg_num(left) + "\" y=\"24\" font-size=\"16\">" + eval::svg_escape(title) + "</text>\n";
   for (int t = 0; t <= 100; t += 25) {
-    svg += "<line x1=\"" + svg_num(left) + "\" x2=\"" + svg_num(left + pw) + "\" y1=\"" + svg_num(Y(t)) + "\" y2=\"" +
-           svg_num(Y(t)) + "\" stroke=\"#eee\"/>\n<text x=\"" + svg_num(left - 6) + "\" y=\"" + svg_num(Y(t) + 4) +
+    svg += "<line x1=\"" + eval::svg_num(left) + "\" x2=\"" + eval::svg_num(left + pw) + "\" y1=\"" + eval::svg_num(Y(t)) + "\" y2=\"" +
+           eval::svg_num(Y(t)) + "\" stroke=\"#eee\"/>\n<text x=\"" + eval::svg_num(left - 6) + "\" y=\"" + eval::svg_num(Y(t) + 4) +
            "\" text-anchor=\"end\">" + std::to_string(t) + "%</text>\n";
   }
-  svg += "<rect x=\"" + svg_num(left) + "\" y=\"" + svg_num(top) + "\" width=\"" + svg_num(pw) + "\" height=\"" + svg_num(ph) +
+  svg += "<rect x=\"" + eval::svg_num(left) + "\" y=\"" + eval::svg_num(top) + "\" width=\"" + eval::svg_num(pw) + "\" height=\"" + eval::svg_num(ph) +
          "\" fill=\"none\" stroke=\"#444\"/>\n";
   for (size_t r = 0; r < rounds.size(); ++r) {
     const double x0 = left + 15 + group * double(r);
     for (size_t k = 0; k < kNumMetrics; ++k) {
       const double v = rounds[r].*kMetrics[k].field, x = x0 + 16.0 * double(k);
-      svg += "<rect x=\"" + svg_num(x) + "\" y=\"" + svg_num(Y(v)) + "\" width=\"14\" height=\"" + svg_num(Y(0) - Y(v)) +
-             "\" fill=\"" + kMetrics[k].color + "\"><title>" + kMetrics[k].name + " " + svg_num(v) +
+      svg += "<rect x=\"" + eval::svg_num(x) + "\" y=\"" + eval::svg_num(Y(v)) + "\" width=\"14\" height=\"" + eval::svg_num(Y(0) - Y(v)) +
+             "\" fill=\"" + kMetrics[k].color + "\"><title>" + kMetrics[k].name + " " + eval::svg_num(v) +
              "%</title></rect>\n";
     }
     const double mid = x0 + 8.0 * kNumMetrics;
-    svg += "<text x=\"" + svg_num(mid) + "\" y=\"" + svg_num(top + ph + 16) + "\" text-anchor=\"middle\">round " +
-           std::to_string(rounds[r].round) + "</text>\n<text x=\"" + svg_num(mid) + "\" y=\"" + svg_num(top + ph + 30) +
-           "\" text-anchor=\"middle\" font-size=\"10\">" + svg_escape(rounds[r].name) + "</text>\n";
+    svg += "<text x=\"" + eval::svg_num(mid) + "\" y=\"" + eval::svg_num(top + ph + 16) + "\" text-anchor=\"middle\">round " +
+           std::to_string(rounds[r].round) + "</text>\n<text x=\"" + eval::svg_num(mid) + "\" y=\"" + eval::svg_num(top + ph + 30) +
+           "\" text-anchor=\"middle\" font-size=\"10\">" + eval::svg_escape(rounds[r].name) + "</text>\n";
   }
   for (size_t k = 0; k < kNumMetrics; ++k) {
     const double ly = top + 14 + 18.0 * double(k);
-    svg += "<rect x=\"" + svg_num(left + pw + 12) + "\" y=\"" + svg_num(ly - 9) + "\" width=\"10\" height=\"10\" fill=\"" +
-           kMetrics[k].color + "\"/>\n<text x=\"" + svg_num(left + pw + 26) + "\" y=\"" + svg_num(ly) + "\">" +
+    svg += "<rect x=\"" + eval::svg_num(left + pw + 12) + "\" y=\"" + eval::svg_num(ly - 9) + "\" width=\"10\" height=\"10\" fill=\"" +
+           kMetrics[k].color + "\"/>\n<text x=\"" + eval::svg_num(left + pw + 26) + "\" y=\"" + eval::svg_num(ly) + "\">" +
            kMetrics[k].name + "</text>\n";
   }
   svg += "</svg>\n";

@@ -170,7 +170,7 @@ bool contains_any_answer(const std::string& text, const std::vector<std::string>
   return false;
 }
 
-std::vector<AbstainPair> abstain_pairs(const std::vector<SquadArticle>& articles, uint64_t seed) {
+std::vector<AbstainPair> abstain_pairs(const std::vector<eval::SquadArticle>& articles, uint64_t seed) {
   std::vector<AbstainPair> out;
   Rng rng(seed ^ 0x6162737461696eull);  // "abstain"
   for (size_t a = 0; a < articles.size(); ++a) {

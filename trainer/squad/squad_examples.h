@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "squad/squad.h"
+#include "squad_file.h"
 #include "tokenizer/tokenizer.h"
 
 namespace amxqa::train {
@@ -72,6 +72,6 @@ bool contains_any_answer(const std::string& text, const std::vector<std::string>
 struct AbstainPair {
   size_t article, paragraph, qa, other;
 };
-std::vector<AbstainPair> abstain_pairs(const std::vector<SquadArticle>& articles, uint64_t seed);
+std::vector<AbstainPair> abstain_pairs(const std::vector<eval::SquadArticle>& articles, uint64_t seed);
 
 }  // namespace amxqa::train

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "data/gz_text.h"
+#include "gz_text.h"
 
 namespace amxqa::train {
 
@@ -30,16 +30,16 @@ std::unique_ptr<Corpus> load_corpus(const RunContext& ctx, const RunTokenizer& t
   std::string key_text = "v1|" + std::to_string(opt.max_bytes) + "|" + std::to_string(opt.seq_len) + "|" +
                          std::to_string(opt.min_doc_bytes) + "|" + std::to_string(opt.join_lines) + "|" +
                          std::to_string(c.arch.vocab_size) + "|" + std::to_string(tok.data.max_chunk_len);
-  for (const auto& f : opt.files) key_text += "|" + data_digest(f);
-  uint64_t key = fnv1a64(key_text.data(), key_text.size());
-  key = fnv1a64(tok.data.merges.data(), tok.data.merges.size() * sizeof(tok.data.merges[0]), key);
+  for (const auto& f : opt.files) key_text += "|" + eval::data_digest(f);
+  uint64_t key = eval::fnv1a64(key_text.data(), key_text.size());
+  key = eval::fnv1a64(tok.data.merges.data(), tok.data.merges.size() * sizeof(tok.data.merges[0]), key);
 
   auto corpus = std::make_unique<Corpus>();
   const std::string cache = ctx.out("pieces.bin");
   Progress clock("data", 1, 0);
   if (!load_pieces(cache, key, corpus->store)) {
     corpus->store = build_pieces(tok.owned.view, opt, [&](uint64_t bytes) {
-      std::fprintf(stderr, "\r[data] tokenized %s bytes  ", format_count(double(bytes)).c_str());
+      std::fprintf(stderr, "\r[data] tokenized %s bytes  ", eval::format_count(double(bytes)).c_str());
     });
     std::fprintf(stderr, "\n");
     save_pieces(cache, corpus->store, key);
@@ -50,7 +50,7 @@ std::unique_ptr<Corpus> load_corpus(const RunContext& ctx, const RunTokenizer& t
     piece_example(corpus->store, v, corpus->val.back());
   }
   std::fprintf(stderr, "[data] %zu pieces, %s tokens (%zu validation pieces) in %s\n", corpus->store.size(),
-               format_count(double(corpus->store.token_count())).c_str(), corpus->split.val.size(),
+               eval::format_count(double(corpus->store.token_count())).c_str(), corpus->split.val.size(),
                format_duration(clock.elapsed()).c_str());
   return corpus;
 }

@@ -4,14 +4,14 @@
 #include <chrono>
 
 #include "squad/squad_examples.h"
-#include "squad/squad_metrics.h"
+#include "squad_metrics.h"
 
 namespace amxqa::train {
 namespace {
 
 struct QaRef {
-  const SquadParagraph* para;
-  const SquadQa* qa;
+  const eval::SquadParagraph* para;
+  const eval::SquadQa* qa;
 };
 
 template <class T>
@@ -31,7 +31,7 @@ std::string one_line(std::string s, size_t max = 60) {
 
 }  // namespace
 
-QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const QaEvalOptions& opt) {
+QaEval evaluate_qa(CapiModel& model, const std::vector<eval::SquadArticle>& dev, const QaEvalOptions& opt) {
   auto t0 = std::chrono::steady_clock::now();
   QaEval e;
   std::vector<QaRef> all;
@@ -50,8 +50,8 @@ QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const
       continue;
     }
     ++e.n;
-    e.em += best_exact_match(a.text, r.qa->answers);
-    e.f1 += best_f1(a.text, r.qa->answers);
+    e.em += eval::best_exact_match(a.text, r.qa->answers);
+    e.f1 += eval::best_f1(a.text, r.qa->answers);
     abstained += a.info.abstained;
     ended_on_eot += !a.info.abstained && a.info.stopped_on_eot;
     if (i % shown_every == 0 && e.samples.size() < opt.show)
@@ -70,7 +70,7 @@ QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const
   size_t unans_abstained = 0;
   for (const AbstainPair& p : pairs) {
     const auto& art = dev[p.article];
-    const SquadQa& qa = art.paragraphs[p.paragraph].qas[p.qa];
+    const eval::SquadQa& qa = art.paragraphs[p.paragraph].qas[p.qa];
     CapiAnswer a = model.answer(qa.question, art.paragraphs[p.other].context, true, opt.use_vocab_mask);
     ++e.n_unanswerable;
     if (a.status != AMXQA_OK) {
@@ -113,24 +113,24 @@ void print_qa_eval(const QaEval& e, std::FILE* out) {
                e.errors, e.ms_per_answer);
 }
 
-JsonLine qa_eval_json(const QaEval& e) {
-  JsonLine j;
-  j.add("em", e.em).add("f1", e.f1).add("n", static_cast<uint64_t>(e.n)).add("over_refusal", e.over_refusal)
-      .add("abstention", e.abstention).add("n_unanswerable", static_cast<uint64_t>(e.n_unanswerable))
-      .add("stop_rate", e.stop_rate).add("n_stop", static_cast<uint64_t>(e.n_stop))
-      .add("eot_share", e.eot_share).add("errors", static_cast<uint64_t>(e.errors)).add("eval_seconds", e.seconds)
-      .add("ms_per_answer", e.ms_per_answer);
-  std::string samples = "[";
-  for (size_t i = 0; i < e.samples.size(); ++i) {
-    const QaSample& s = e.samples[i];
-    samples += (i ? "," : "") + JsonLine()
-                                    .add("question", s.question)
-                                    .add("gold", s.gold)
-                                    .add("prediction", s.prediction)
-                                    .add("abstained", s.abstained)
-                                    .str();
-  }
-  j.add_raw("samples", samples + "]");
+LogLine qa_eval_json(const QaEval& e) {
+  LogLine j = {{"em", e.em},
+               {"f1", e.f1},
+               {"n", e.n},
+               {"over_refusal", e.over_refusal},
+               {"abstention", e.abstention},
+               {"n_unanswerable", e.n_unanswerable},
+               {"stop_rate", e.stop_rate},
+               {"n_stop", e.n_stop},
+               {"eot_share", e.eot_share},
+               {"errors", e.errors},
+               {"eval_seconds", e.seconds},
+               {"ms_per_answer", e.ms_per_answer}};
+  LogLine samples = LogLine::array();
+  for (const QaSample& s : e.samples)
+    samples.push_back(
+        {{"question", s.question}, {"gold", s.gold}, {"prediction", s.prediction}, {"abstained", s.abstained}});
+  j["samples"] = std::move(samples);
   return j;
 }
 
@@ -150,12 +150,10 @@ void print_probes(const std::vector<ProbeResult>& r, std::FILE* out) {
   }
 }
 
-std::string probes_json(const std::vector<ProbeResult>& r) {
-  std::string s = "{";
-  for (size_t i = 0; i < r.size(); ++i)
-    s += (i ? "," : "") + json_escape(r[i].name) + ":" +
-         JsonLine().add("accuracy", r[i].accuracy).add("chance", r[i].chance).add("n", static_cast<uint64_t>(r[i].n)).str();
-  return s + "}";
+LogLine probes_json(const std::vector<ProbeResult>& r) {
+  LogLine s = LogLine::object();
+  for (const ProbeResult& p : r) s[p.name] = {{"accuracy", p.accuracy}, {"chance", p.chance}, {"n", p.n}};
+  return s;
 }
 
 }  // namespace amxqa::train

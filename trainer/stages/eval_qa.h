@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "probes/probes.h"
-#include "report/json_line.h"
-#include "squad/squad.h"
+#include "report/metrics_log.h"
+#include "squad_file.h"
 #include "stages/capi_model.h"
 
 namespace amxqa::train {
@@ -41,13 +41,13 @@ struct QaEval {
   std::vector<QaSample> samples;
 };
 
-QaEval evaluate_qa(CapiModel& model, const std::vector<SquadArticle>& dev, const QaEvalOptions& opt);
+QaEval evaluate_qa(CapiModel& model, const std::vector<eval::SquadArticle>& dev, const QaEvalOptions& opt);
 void print_qa_eval(const QaEval& e, std::FILE* out);
-JsonLine qa_eval_json(const QaEval& e);
+LogLine qa_eval_json(const QaEval& e);
 
 // Probes through the C API in free mode (question + passage QA form).
 std::vector<ProbeResult> capi_probes(CapiModel& model, uint64_t seed, size_t items);
 void print_probes(const std::vector<ProbeResult>& r, std::FILE* out);
-std::string probes_json(const std::vector<ProbeResult>& r);
+LogLine probes_json(const std::vector<ProbeResult>& r);
 
 }  // namespace amxqa::train

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "data/gz_text.h"
+#include "gz_text.h"
 #include "no_answer_sweep.h"
 #include "stages/train_loop.h"
 
@@ -64,7 +64,7 @@ ModelSpec make_model_spec(const RunContext& ctx, const TrainModel& model, const 
   for (const auto& f : ctx.cfg.tokenizer_files)
     if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
   files.push_back(ctx.cfg.squad_train);
-  for (const auto& f : files) p.data_digests.push_back(data_digest(f));
+  for (const auto& f : files) p.data_digests.push_back(eval::data_digest(f));
   p.tokens_seen = state.tokens_seen;
   p.wall_seconds = std::strtod(extra_get(state.extra, "wall").c_str(), nullptr);
   p.scores = scores;

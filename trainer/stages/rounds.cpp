@@ -5,7 +5,9 @@
 #include <fstream>
 #include <map>
 
-#include "squad/json.h"
+#include <nlohmann/json.hpp>
+
+#include "json_members.h"
 #include "stages/capi_model.h"
 #include "stages/eval_qa.h"
 #include "stages/export_model.h"
@@ -13,11 +15,11 @@
 
 namespace amxqa::train {
 
-const std::vector<SquadArticle>& dev_articles(const RunContext& ctx) {
+const std::vector<eval::SquadArticle>& dev_articles(const RunContext& ctx) {
   static std::string loaded;
-  static std::vector<SquadArticle> dev;
+  static std::vector<eval::SquadArticle> dev;
   if (loaded != ctx.cfg.squad_dev) {
-    dev = load_squad(ctx.cfg.squad_dev);
+    dev = eval::load_squad(ctx.cfg.squad_dev);
     loaded = ctx.cfg.squad_dev;
   }
   return dev;
@@ -47,14 +49,21 @@ RoundRow evaluate_round(RunContext& ctx, int round, const std::string& name, con
   row.abstention = e.abstention;
   row.tokens = state.tokens_seen;
   row.wall_s = std::strtod(extra_get(state.extra, "wall").c_str(), nullptr);
-  JsonLine j = qa_eval_json(e);
-  j.add("round", static_cast<int64_t>(round)).add("name", name).add("tokens", row.tokens).add("wall_s", row.wall_s);
-  std::ofstream(ctx.out(kRoundsFile), std::ios::app) << j.str() << "\n";
-  JsonLine l;
-  l.add("stage", "round").add("round", static_cast<int64_t>(round)).add("name", name).add("em", e.em)
-      .add("f1", e.f1).add("stop_rate", e.stop_rate).add("over_refusal", e.over_refusal)
-      .add("abstention", e.abstention).add("total_tokens", row.tokens);
-  ctx.log->write(l);
+  LogLine j = qa_eval_json(e);
+  j["round"] = round;
+  j["name"] = name;
+  j["tokens"] = row.tokens;
+  j["wall_s"] = row.wall_s;
+  std::ofstream(ctx.out(kRoundsFile), std::ios::app) << eval::dump_json(j) << "\n";
+  ctx.log->write({{"stage", "round"},
+                  {"round", round},
+                  {"name", name},
+                  {"em", e.em},
+                  {"f1", e.f1},
+                  {"stop_rate", e.stop_rate},
+                  {"over_refusal", e.over_refusal},
+                  {"abstention", e.abstention},
+                  {"total_tokens", row.tokens}});
   return row;
 }
 
@@ -64,14 +73,14 @@ std::vector<RoundRow> read_rounds(const std::string& path) {
   std::string line;
   while (std::getline(f, line)) {
     try {
-      JsonValue v = parse_json(line);
+      const nlohmann::json v = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
       auto num = [&](const char* k) {
-        const JsonValue* x = v.get(k);
-        return x && x->is_number() ? x->num : 0.0;
+        const nlohmann::json* x = eval::number_member(v, k);
+        return x ? x->get<double>() : 0.0;
       };
       RoundRow r;
       r.round = static_cast<int>(num("round"));
-      if (const JsonValue* n = v.get("name"); n && n->is_string()) r.name = n->str;
+      if (const std::string* n = eval::string_member(v, "name")) r.name = *n;
       r.em = num("em");
       r.f1 = num("f1");
       r.stop_rate = num("stop_rate");

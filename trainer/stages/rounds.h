@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/train_model.h"
-#include "squad/squad.h"
+#include "squad_file.h"
 #include "stages/run_context.h"
 
 namespace amxqa::train {
@@ -20,7 +20,7 @@ struct RoundRow {
 };
 
 // The dev split, read once per process.
-const std::vector<SquadArticle>& dev_articles(const RunContext& ctx);
+const std::vector<eval::SquadArticle>& dev_articles(const RunContext& ctx);
 
 RoundRow evaluate_round(RunContext& ctx, int round, const std::string& name, const TrainModel& model,
                         const TrainState& state, const TokenizerData& tok, const std::vector<uint8_t>& mask);

@@ -142,7 +142,7 @@ namespace {
 struct QaRef {
   size_t a, p, q;
 };
-std::vector<QaRef> shuffled_questions(const std::vector<SquadArticle>& train, uint64_t seed) {
+std::vector<QaRef> shuffled_questions(const std::vector<eval::SquadArticle>& train, uint64_t seed) {
   std::vector<QaRef> refs;
   for (size_t a = 0; a < train.size(); ++a)
     for (size_t p = 0; p < train[a].paragraphs.size(); ++p)
@@ -179,10 +179,10 @@ std::string crop_random_sentences(const std::string& text, Rng& rng) {
   return text.substr(sents[first].first, sents[last].second - sents[first].first);
 }
 
-bool answer_example(const std::vector<SquadArticle>& train, const QaRef& r, const TokenizerView& tok,
+bool answer_example(const std::vector<eval::SquadArticle>& train, const QaRef& r, const TokenizerView& tok,
                     size_t max_tokens, Example* ex, Rng* crop = nullptr) {
-  const SquadParagraph& para = train[r.a].paragraphs[r.p];
-  const SquadQa& qa = para.qas[r.q];
+  const eval::SquadParagraph& para = train[r.a].paragraphs[r.p];
+  const eval::SquadQa& qa = para.qas[r.q];
   size_t b = 0, e = 0;
   if (!locate_answer(para.context, qa.question, qa.answers[0], qa.answer_starts[0], &b, &e)) return false;
   if (crop) {
@@ -194,7 +194,7 @@ bool answer_example(const std::vector<SquadArticle>& train, const QaRef& r, cons
 }
 }  // namespace
 
-SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
+SftSet build_qa_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
                     size_t max_tokens, uint64_t seed, double crop_frac, const UnanswerableMix& mix) {
   SftSet s;
   const size_t want = n + val;
@@ -244,7 +244,7 @@ SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView&
   return s;
 }
 
-SftSet build_abstain_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
+SftSet build_abstain_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
                          double unanswerable_frac, size_t max_tokens, uint64_t seed) {
   SftSet s;
   const size_t total = n + val;
@@ -262,7 +262,7 @@ SftSet build_abstain_set(const std::vector<SquadArticle>& train, const Tokenizer
   shuffle(pairs, rng);
   for (const AbstainPair& p : pairs) {
     if (unans.size() >= want_unans) break;
-    const SquadQa& qa = train[p.article].paragraphs[p.paragraph].qas[p.qa];
+    const eval::SquadQa& qa = train[p.article].paragraphs[p.paragraph].qas[p.qa];
     Example ex;
     if (build_abstain_example(tok, qa.question, train[p.article].paragraphs[p.other].context, max_tokens, &ex))
       unans.push_back(std::move(ex));

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "squad/squad.h"
+#include "squad_file.h"
 #include "squad/squad_examples.h"
 #include "stages/corpus_data.h"
 #include "stages/train_loop.h"
@@ -44,9 +44,9 @@ SftSet build_stop_set(const std::vector<std::string>& paragraphs, const Tokenize
 // unanswerable one made from the same question (stages/unanswerable.h, the
 // recipe's kinds in turn; target ABSTAIN), cropped like answerable passages so
 // length is no cue. Validation stays answerable.
-SftSet build_qa_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
+SftSet build_qa_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
                     size_t max_tokens, uint64_t seed, double crop_frac = 0.0, const UnanswerableMix& mix = {});
-SftSet build_abstain_set(const std::vector<SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
+SftSet build_abstain_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
                          double unanswerable_frac, size_t max_tokens, uint64_t seed);
 
 // Examples in a per-epoch shuffled order; with replay, a `replay_frac` share

@@ -15,7 +15,7 @@
 #include "calibration_pass.h"
 #include "report/reliability_svg.h"
 #include "no_answer_sweep.h"
-#include "squad/squad_metrics.h"
+#include "squad_metrics.h"
 #include "squad_eval_set.h"
 #include "stages/export_model.h"
 #include "stages/stages.h"
@@ -44,7 +44,7 @@ void write_calibration_card(RunContext& ctx, const eval::EvalSet& set, amxqa::Se
   for (size_t i = 0; i < n; ++i) {
     const eval::EvalQuestion& q = set.questions[i];
     if (session.answer(q.question, set.contexts[q.context], &a) != AMXQA_OK) continue;
-    const bool right = q.impossible ? a.abstained : !a.abstained && best_exact_match(a.text, q.answers) > 0.5;
+    const bool right = q.impossible ? a.abstained : !a.abstained && eval::best_exact_match(a.text, q.answers) > 0.5;
     judged.push_back({a.probability, right});
     if (i % (n / show) == 0 && rows.size() < 16 * 400) {
       char num[96];
@@ -125,10 +125,12 @@ void stage_calibrate(RunContext& ctx) {
     if (!f) throw std::runtime_error("cannot write " + out);
   }
   if (std::rename((out + ".tmp").c_str(), out.c_str()) != 0) throw std::runtime_error("cannot write " + out);
-  ctx.log->write(JsonLine().add("stage", "calibrate").add("threshold", double(sweep.best.threshold))
-                     .add("em", sweep.best.em).add("f1", sweep.best.f1)
-                     .add("no_answer_accuracy", sweep.best.no_answer_accuracy)
-                     .add("over_refusal", sweep.best.over_refusal));
+  ctx.log->write({{"stage", "calibrate"},
+                  {"threshold", double(sweep.best.threshold)},
+                  {"em", sweep.best.em},
+                  {"f1", sweep.best.f1},
+                  {"no_answer_accuracy", sweep.best.no_answer_accuracy},
+                  {"over_refusal", sweep.best.over_refusal}});
   write_calibration_card(ctx, set, session, sweep, name, method);
   // The same weights again, now with the Calibration table.
   session = amxqa::Session();

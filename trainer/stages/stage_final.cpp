@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "report/model_card.h"
-#include "report/plot_svg.h"
+#include "report/metrics_plot.h"
 #include "report/rounds_svg.h"
 #include "stages/capi_model.h"
 #include "stages/diagnostics.h"
@@ -59,8 +59,7 @@ void stage_vocab_fix(RunContext& ctx) {
   }
   std::fprintf(stderr, "[vocab_fix] %zu of %u token rows never seen in training; mask bans %zu ids (incl. PAD/BOS/ANS)\n",
                never_seen, c.arch.vocab_size, banned);
-  ctx.log->write(JsonLine().add("stage", "vocab_fix").add("never_seen", static_cast<uint64_t>(never_seen))
-                     .add("banned", static_cast<uint64_t>(banned)));
+  ctx.log->write({{"stage", "vocab_fix"}, {"never_seen", never_seen}, {"banned", banned}});
   RunTokenizer tok = load_run_tokenizer(ctx);
   save_vocab_mask(out + ".tmp", mask);
   evaluate_round(ctx, 4, "vocabulary fix", model, state, tok.data, mask);
@@ -120,11 +119,16 @@ void stage_eval(RunContext& ctx) {
   for (const auto& p : probes) scores.emplace_back("probe_" + p.name, float(100 * p.accuracy));
   write_final_model(ctx, path, scores);
 
-  JsonLine j = qa_eval_json(e);
-  j.add("model", path).add_raw("probes", probes_json(probes));
-  std::ofstream(out + ".tmp") << j.str() << "\n";
-  ctx.log->write(JsonLine().add("stage", "eval").add("em", e.em).add("f1", e.f1).add("stop_rate", e.stop_rate)
-                     .add("over_refusal", e.over_refusal).add("abstention", e.abstention));
+  LogLine j = qa_eval_json(e);
+  j["model"] = path;
+  j["probes"] = probes_json(probes);
+  std::ofstream(out + ".tmp") << eval::dump_json(j) << "\n";
+  ctx.log->write({{"stage", "eval"},
+                  {"em", e.em},
+                  {"f1", e.f1},
+                  {"stop_rate", e.stop_rate},
+                  {"over_refusal", e.over_refusal},
+                  {"abstention", e.abstention}});
 
   // Model card.
   CardInput card;
@@ -199,7 +203,7 @@ void stage_eval(RunContext& ctx) {
   // The report's figures, next to the card: the rounds, and the training curves of every stage.
   std::ofstream(ctx.out("rounds.svg")) << render_rounds_svg(card.rounds, "post-training rounds: " + c.name);
   card.figures.emplace_back("scores by post-training round", "rounds.svg");
-  std::ofstream(ctx.out("training.svg")) << render_svg(read_metrics_log(ctx.out("metrics.jsonl")),
+  std::ofstream(ctx.out("training.svg")) << eval::render_svg(read_metrics_log(ctx.out("metrics.jsonl")),
                                                        "training curves: " + c.name);
   card.figures.emplace_back("training curves", "training.svg");
   std::ofstream(ctx.out("MODEL_CARD.md")) << model_card_markdown(card);

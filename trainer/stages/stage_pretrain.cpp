@@ -15,18 +15,18 @@ void print_budget_law(RunContext& ctx) {
   const double planned = double(c.pretrain.steps) * double(c.pretrain.batch_tokens);
   if (c.arch.moe_experts == 0) {
     std::fprintf(stderr, "[pretrain] dense model: budget law E <= N k / (tau P_e) does not apply (N = %s tokens)\n",
-                 format_count(planned).c_str());
+                 eval::format_count(planned).c_str());
     return;
   }
   const double emax = budget_law_max_experts(c.arch, planned, c.tau);
   std::fprintf(stderr, "[pretrain] budget law: E <= N k / (tau P_e) = %s * %u / (%.1f * %llu) = %.1f; recipe E = %u\n",
-               format_count(planned).c_str(), c.arch.moe_top_k, c.tau,
+               eval::format_count(planned).c_str(), c.arch.moe_top_k, c.tau,
                static_cast<unsigned long long>(expert_params(c.arch)), emax, c.arch.moe_experts);
   if (c.arch.moe_experts > emax)
     std::fprintf(stderr, "[pretrain] WARNING: %u experts exceed the budget law (%.1f): expect expert collapse\n",
                  c.arch.moe_experts, emax);
-  ctx.log->write(JsonLine().add("stage", "pretrain").add("budget_law_max_experts", emax)
-                     .add("experts", c.arch.moe_experts).add("planned_tokens", planned));
+  ctx.log->write(
+      {{"stage", "pretrain"}, {"budget_law_max_experts", emax}, {"experts", c.arch.moe_experts}, {"planned_tokens", planned}});
 }
 }  // namespace
 
@@ -55,7 +55,7 @@ void stage_pretrain(RunContext& ctx) {
   LoopResult r = train_loop(ctx, "pretrain", model, state, source, spec);
   if (r.interrupted) throw Interrupted("pretrain");
   std::fprintf(stderr, "[pretrain] done: %llu steps, %s tokens, val_loss %.4f -> %s\n",
-               static_cast<unsigned long long>(r.steps), format_count(double(r.stage_tokens)).c_str(), r.val_loss,
+               static_cast<unsigned long long>(r.steps), eval::format_count(double(r.stage_tokens)).c_str(), r.val_loss,
                final_ckpt.c_str());
   evaluate_round(ctx, 0, "pretrained", model, state, tok.data, open_vocab_mask(c.arch.vocab_size));
 }

@@ -3,7 +3,7 @@
 // checkpoint, then export and score the round through the C API.
 #include <cstdio>
 
-#include "data/gz_text.h"
+#include "gz_text.h"
 #include "stages/export_model.h"
 #include "stages/rounds.h"
 #include "stages/sft_data.h"
@@ -15,11 +15,11 @@ namespace {
 
 using SetBuilder = std::function<SftSet(const TokenizerView&, size_t max_tokens, size_t n)>;
 
-const std::vector<SquadArticle>& train_articles(const RunContext& ctx) {
+const std::vector<eval::SquadArticle>& train_articles(const RunContext& ctx) {
   static std::string loaded;
-  static std::vector<SquadArticle> train;
+  static std::vector<eval::SquadArticle> train;
   if (loaded != ctx.cfg.squad_train) {
-    train = load_squad(ctx.cfg.squad_train);
+    train = eval::load_squad(ctx.cfg.squad_train);
     loaded = ctx.cfg.squad_train;
   }
   return train;
@@ -40,10 +40,11 @@ void run_sft(RunContext& ctx, const std::string& stage, const std::string& prev,
   std::fprintf(stderr, "[%s] %zu training examples (%zu abstention), %zu validation, %zu skipped (unmappable or > %zu tokens) in %s\n",
                stage.c_str(), set.train.size(), set.unanswerable, set.val.size(), set.skipped, max_tokens,
                format_duration(clock.elapsed()).c_str());
-  ctx.log->write(JsonLine().add("stage", stage).add("examples", static_cast<uint64_t>(set.train.size()))
-                     .add("unanswerable", static_cast<uint64_t>(set.unanswerable))
-                     .add("val_examples", static_cast<uint64_t>(set.val.size()))
-                     .add("skipped", static_cast<uint64_t>(set.skipped)));
+  ctx.log->write({{"stage", stage},
+                  {"examples", set.train.size()},
+                  {"unanswerable", set.unanswerable},
+                  {"val_examples", set.val.size()},
+                  {"skipped", set.skipped}});
   std::unique_ptr<Corpus> replay;
   if (cfg.replay_frac > 0) replay = load_corpus(ctx, tok);
 
@@ -70,7 +71,7 @@ std::vector<std::string> stop_paragraphs(const RunContext& ctx, size_t want) {
   const auto& files = ctx.cfg.data_files;
   for (const auto& f : files) {
     size_t per_file = want / files.size() + 1, got = 0;
-    for_each_paragraph(f, 64ull << 20, ctx.recipe.boolean("data.join_lines", true), [&](const std::string& p) {
+    eval::for_each_paragraph(f, 64ull << 20, ctx.recipe.boolean("data.join_lines", true), [&](const std::string& p) {
       if (p.size() >= 150 && p.size() <= 3000) {
         out.push_back(p);
         ++got;

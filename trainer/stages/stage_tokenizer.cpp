@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "data/gz_text.h"
+#include "gz_text.h"
 #include "stages/stages.h"
 #include "stages/tokenizer_file.h"
 #include "tokenizer/bpe_train.h"
@@ -22,14 +22,14 @@ void stage_tokenizer(RunContext& ctx) {
   uint64_t bytes = 0;
   for (const auto& f : c.tokenizer_files) {
     uint64_t budget = c.tokenizer_max_bytes / c.tokenizer_files.size();
-    for_each_paragraph(f, budget, true, [&](const std::string& p) {
+    eval::for_each_paragraph(f, budget, true, [&](const std::string& p) {
       docs.push_back(p);
       bytes += p.size();
       return true;
     });
   }
   std::fprintf(stderr, "[tokenizer] training BPE to vocab %u on %zu paragraphs (%s bytes)\n", c.arch.vocab_size,
-               docs.size(), format_count(double(bytes)).c_str());
+               docs.size(), eval::format_count(double(bytes)).c_str());
   BpeTrainOptions opt;
   opt.max_chunk_len = static_cast<uint32_t>(ctx.recipe.integer("tokenizer.max_chunk_len", 64));
   opt.verbose = ctx.recipe.boolean("tokenizer.verbose", false);
@@ -39,13 +39,12 @@ void stage_tokenizer(RunContext& ctx) {
   save_tokenizer(out, tok);
   std::fprintf(stderr, "[tokenizer] %zu merges in %s -> %s\n", tok.merges.size(),
                format_duration(clock.elapsed()).c_str(), out.c_str());
-  ctx.log->write(JsonLine()
-                     .add("stage", "tokenizer")
-                     .add("merges", static_cast<uint64_t>(tok.merges.size()))
-                     .add("documents", stats.documents)
-                     .add("bytes", stats.bytes)
-                     .add("unique_chunks", stats.unique_chunks)
-                     .add("elapsed_s", clock.elapsed()));
+  ctx.log->write({{"stage", "tokenizer"},
+                  {"merges", tok.merges.size()},
+                  {"documents", stats.documents},
+                  {"bytes", stats.bytes},
+                  {"unique_chunks", stats.unique_chunks},
+                  {"elapsed_s", clock.elapsed()}});
 }
 
 }  // namespace amxqa::train

@@ -111,7 +111,7 @@ LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& mod
   Progress progress(stage, cfg.steps, state.step);
   auto checkpoint = [&](const std::string& path) {
     extra_set(state.extra, "stage_tokens", std::to_string(stage_tokens));
-    extra_set(state.extra, "wall", json_number(wall0 + progress.elapsed()));
+    extra_set(state.extra, "wall", std::to_string(wall0 + progress.elapsed()));
     save_checkpoint(path, model, state);
   };
 
@@ -167,31 +167,33 @@ LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& mod
 
     const bool last = state.step == cfg.steps;
     if ((cfg.log_every && state.step % cfg.log_every == 0) || last) {
-      JsonLine j;
-      j.add("stage", stage).add("step", state.step).add("tokens", stage_tokens)
-          .add("total_tokens", state.tokens_seen)
-          .add("loss", int_pred ? int_loss / int_pred : NAN)
-          .add("acc", int_pred ? double(int_correct) / int_pred : NAN)
-          .add("lr", double(lr)).add("grad_norm", int_norm / int_steps).add("tok_s", progress.tokens_per_second())
-          .add("elapsed_s", progress.elapsed());
+      LogLine j = {{"stage", stage},
+                   {"step", state.step},
+                   {"tokens", stage_tokens},
+                   {"total_tokens", state.tokens_seen},
+                   {"loss", int_pred ? int_loss / int_pred : NAN},
+                   {"acc", int_pred ? double(int_correct) / int_pred : NAN},
+                   {"lr", double(lr)},
+                   {"grad_norm", int_norm / int_steps},
+                   {"tok_s", progress.tokens_per_second()},
+                   {"elapsed_s", progress.elapsed()}};
       if (ctx.cfg.arch.moe_experts) {
-        j.add("aux", int_aux / int_steps);
-        j.add("expert_pr", expert_prs(int_experts, ctx.cfg.arch.moe_experts));
+        j["aux"] = int_aux / int_steps;
+        j["expert_pr"] = expert_prs(int_experts, ctx.cfg.arch.moe_experts);
       }
       double min_share = 1e9;
       for (const GainPr& g : norm_gain_prs(model)) min_share = std::min(min_share, g.pr / std::max<size_t>(1, g.n));
-      j.add("norm_pr_min_share", min_share);
+      j["norm_pr_min_share"] = min_share;
       ctx.log->write(j);
       int_loss = int_aux = int_norm = 0;
       int_pred = int_correct = int_steps = 0;
       int_experts.assign(int_experts.size(), 0);
     }
     if ((cfg.eval_every && state.step % cfg.eval_every == 0) || last) {
-      JsonLine j;
-      j.add("stage", stage).add("step", state.step).add("tokens", stage_tokens);
+      LogLine j = {{"stage", stage}, {"step", state.step}, {"tokens", stage_tokens}};
       if (spec.val && !spec.val->empty()) {
         res.val_loss = validation_loss(model, *spec.val, cfg.loss);
-        j.add("val_loss", res.val_loss);
+        j["val_loss"] = res.val_loss;
       }
       std::vector<std::string> gens;
       progress.finish();
@@ -204,7 +206,7 @@ LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& mod
           gens.push_back(g);
         }
       }
-      j.add("samples", gens);
+      j["samples"] = gens;
       ctx.log->write(j);
     }
     if (!last && cfg.checkpoint_every && state.step % cfg.checkpoint_every == 0) checkpoint(spec.partial_ckpt);

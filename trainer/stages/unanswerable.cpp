@@ -76,7 +76,7 @@ size_t overlap(const std::vector<std::string>& qwords, const std::string& passag
 // question (SQuAD 2.0's negatives look answerable: the words match, the fact
 // is absent), else a random one. hard_frac 0 draws nothing extra, so the
 // random choice is the same stream as before the option existed.
-bool other_paragraph(const SquadArticle& art, size_t p, const SquadQa& qa, double hard_frac, Rng& rng,
+bool other_paragraph(const eval::SquadArticle& art, size_t p, const eval::SquadQa& qa, double hard_frac, Rng& rng,
                      Unanswerable* out) {
   if (art.paragraphs.size() < 2) return false;
   if (hard_frac > 0 && rng.uniform() < hard_frac) {
@@ -101,7 +101,7 @@ bool other_paragraph(const SquadArticle& art, size_t p, const SquadQa& qa, doubl
   return false;
 }
 
-bool answer_removed(const SquadParagraph& para, const SquadQa& qa, Unanswerable* out) {
+bool answer_removed(const eval::SquadParagraph& para, const eval::SquadQa& qa, Unanswerable* out) {
   std::string kept;
   size_t kept_sentences = 0;
   for (const auto& s : split_sentences(para.context)) {
@@ -121,7 +121,7 @@ bool answer_removed(const SquadParagraph& para, const SquadQa& qa, Unanswerable*
   return true;
 }
 
-bool entity_swap(const SquadArticle& art, const SquadParagraph& para, const SquadQa& qa, Rng& rng,
+bool entity_swap(const eval::SquadArticle& art, const eval::SquadParagraph& para, const eval::SquadQa& qa, Rng& rng,
                  Unanswerable* out) {
   const auto qwords = word_ranges(qa.question);
   std::vector<std::pair<size_t, size_t>> from;
@@ -135,7 +135,7 @@ bool entity_swap(const SquadArticle& art, const SquadParagraph& para, const Squa
   // Replacements of the same type from elsewhere in the article, absent from
   // this paragraph and from the question.
   std::vector<std::string> to;
-  for (const SquadParagraph& other : art.paragraphs) {
+  for (const eval::SquadParagraph& other : art.paragraphs) {
     if (&other == &para) continue;
     for (const auto& [b, e] : word_ranges(other.context)) {
       const std::string w = other.context.substr(b, e - b);
@@ -155,7 +155,7 @@ bool entity_swap(const SquadArticle& art, const SquadParagraph& para, const Squa
 // The question negated after its first auxiliary verb ("What was built" ->
 // "What was not built"): the paragraph states the positive fact, so the
 // negated question asks for something it does not say.
-bool negation(const SquadParagraph& para, const SquadQa& qa, Unanswerable* out) {
+bool negation(const eval::SquadParagraph& para, const eval::SquadQa& qa, Unanswerable* out) {
   static const char* const kAux[] = {"is", "was", "are", "were", "did", "does", "do", "can", "could",
                                      "has", "have", "had", "will", "would", "should"};
   for (const auto& [b, e] : word_ranges(qa.question)) {
@@ -173,7 +173,7 @@ bool negation(const SquadParagraph& para, const SquadQa& qa, Unanswerable* out) 
 // A word of the question swapped for its antonym ("largest" -> "smallest"),
 // when the paragraph does not contain the antonym: the question keeps every
 // name the paragraph matches but asks for the opposite.
-bool antonym_swap(const SquadParagraph& para, const SquadQa& qa, Unanswerable* out) {
+bool antonym_swap(const eval::SquadParagraph& para, const eval::SquadQa& qa, Unanswerable* out) {
   static const char* const kPairs[][2] = {
       {"first", "last"},       {"largest", "smallest"}, {"biggest", "smallest"}, {"most", "least"},
       {"highest", "lowest"},   {"earliest", "latest"},  {"before", "after"},     {"increase", "decrease"},
@@ -231,11 +231,11 @@ uint32_t parse_unanswerable_kinds(const std::string& names) {
   return bits;
 }
 
-bool make_unanswerable(const std::vector<SquadArticle>& train, size_t a, size_t p, size_t q, UnanswerableKind kind,
+bool make_unanswerable(const std::vector<eval::SquadArticle>& train, size_t a, size_t p, size_t q, UnanswerableKind kind,
                        double hard_frac, Rng& rng, Unanswerable* out) {
-  const SquadArticle& art = train[a];
-  const SquadParagraph& para = art.paragraphs[p];
-  const SquadQa& qa = para.qas[q];
+  const eval::SquadArticle& art = train[a];
+  const eval::SquadParagraph& para = art.paragraphs[p];
+  const eval::SquadQa& qa = para.qas[q];
   if (qa.answers.empty()) return false;
   switch (kind) {
     case UnanswerableKind::other_paragraph: return other_paragraph(art, p, qa, hard_frac, rng, out);

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "data/rng.h"
-#include "squad/squad.h"
+#include "squad_file.h"
 
 namespace amxqa::train {
 
@@ -47,7 +47,7 @@ struct Unanswerable {
 };
 
 // From question `q` of paragraph `p` of article `a`.
-bool make_unanswerable(const std::vector<SquadArticle>& train, size_t a, size_t p, size_t q, UnanswerableKind kind,
+bool make_unanswerable(const std::vector<eval::SquadArticle>& train, size_t a, size_t p, size_t q, UnanswerableKind kind,
                        double hard_frac, Rng& rng, Unanswerable* out);
 
 }  // namespace amxqa::train

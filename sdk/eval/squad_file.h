@@ -1,10 +1,13 @@
-// squad.h — SQuAD v1.1 files in memory (train and the open dev split).
+// squad_file.h — SQuAD files in memory (v1.1 train and dev, and the
+// answerable questions of v2.0 files), read with nlohmann-json. Shared by the
+// trainer (its training and evaluation data), the CLI and the tests; for
+// scoring with unanswerable questions see squad_eval_set.h.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace amxqa::train {
+namespace amxqa::eval {
 
 struct SquadQa {
   std::string id, question;
@@ -20,12 +23,13 @@ struct SquadArticle {
   std::vector<SquadParagraph> paragraphs;
 };
 
-// Parses SQuAD JSON. Structure errors throw std::runtime_error; questions
-// without answers or with non-string fields are skipped, never trusted.
+// Parses SQuAD JSON. Malformed JSON and a missing "data" array throw
+// std::runtime_error; questions without answers (unanswerable ones included)
+// or with fields of the wrong type are skipped, never trusted.
 std::vector<SquadArticle> parse_squad(const std::string& json);
 // Reads a .json or .json.gz file.
 std::vector<SquadArticle> load_squad(const std::string& path);
 
 size_t count_questions(const std::vector<SquadArticle>& articles);
 
-}  // namespace amxqa::train
+}  // namespace amxqa::eval

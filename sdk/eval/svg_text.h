@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-namespace amxqa::train {
+namespace amxqa::eval {
 
 inline std::string svg_num(double v) {
   char b[32];
@@ -23,4 +23,4 @@ inline std::string svg_escape(const std::string& s) {
   return o;
 }
 
-}  // namespace amxqa::train
+}  // namespace amxqa::eval

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace amxqa::train {
+namespace amxqa::eval {
 
 std::string normalize_answer(const std::string& s);
 double exact_match(const std::string& prediction, const std::string& reference);
@@ -16,4 +16,4 @@ double f1_score(const std::string& prediction, const std::string& reference);
 double best_exact_match(const std::string& prediction, const std::vector<std::string>& refs);
 double best_f1(const std::string& prediction, const std::vector<std::string>& refs);
 
-}  // namespace amxqa::train
+}  // namespace amxqa::eval

@@ -1,10 +1,10 @@
-#include "squad/squad_metrics.h"
+#include "squad_metrics.h"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 
-namespace amxqa::train {
+namespace amxqa::eval {
 namespace {
 
 std::vector<std::string> split_ws(const std::string& s) {
@@ -78,4 +78,4 @@ double best_f1(const std::string& prediction, const std::vector<std::string>& re
   return best;
 }
 
-}  // namespace amxqa::train
+}  // namespace amxqa::eval

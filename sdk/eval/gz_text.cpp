@@ -1,4 +1,4 @@
-#include "data/gz_text.h"
+#include "gz_text.h"
 
 #include <zlib.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace amxqa::train {
+namespace amxqa::eval {
 namespace {
 
 struct GzCloser {
@@ -117,4 +117,4 @@ std::string data_digest(const std::string& path) {
   return base + " fnv1a64-1MiB=" + hex + " bytes=" + std::to_string(size);
 }
 
-}  // namespace amxqa::train
+}  // namespace amxqa::eval

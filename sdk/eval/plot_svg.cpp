@@ -1,67 +1,13 @@
-#include "report/plot_svg.h"
+#include "plot_svg.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <stdexcept>
 
-#include "report/json_line.h"
-#include "report/svg_text.h"
-#include "report/metrics_log.h"
-#include "squad/json.h"
+#include "count_text.h"
+#include "svg_text.h"
 
-namespace amxqa::train {
-
-PlotData read_metrics_log(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  PlotSeries loss{"train loss", "#1f77b4", {}, false}, val{"validation loss", "#d62728", {}, true};
-  PlotSeries toks{"tokens/s", "#2ca02c", {}, false};
-  PlotSeries norm{"min RMSNorm gain PR / width", "#9467bd", {}, false};
-  PlotSeries expert{"mean expert PR / E", "#ff7f0e", {}, false};
-  PlotData d;
-  double x = 0, experts = 0;
-  std::string stage;
-  std::string line;
-  while (std::getline(f, line)) {
-    JsonValue v;
-    try {
-      v = parse_json(line);
-    } catch (const JsonError&) {
-      continue;
-    }
-    auto num = [&](const char* k, double* out) {
-      const JsonValue* j = v.get(k);
-      if (!j || !j->is_number()) return false;
-      *out = j->num;
-      return true;
-    };
-    double t = 0, y = 0;
-    if (num("experts", &t)) experts = t;
-    if (num("total_tokens", &t)) x = t;
-    const JsonValue* s = v.get("stage");
-    if (s && s->is_string() && s->str != stage && (v.get("loss") || v.get("val_loss"))) {
-      stage = s->str;
-      d.stage_starts.emplace_back(x, stage);
-    }
-    if (v.get("step") && num("loss", &y)) loss.points.push_back({x, y});
-    if (num("val_loss", &y)) val.points.push_back({x, y});
-    if (num("tok_s", &y) && y > 0) toks.points.push_back({x, y});
-    if (num("norm_pr_min_share", &y)) norm.points.push_back({x, y});
-    if (const JsonValue* e = v.get("expert_pr"); e && e->is_array() && !e->arr.empty() && experts > 0) {
-      double m = 0;
-      for (const auto& q : e->arr) m += q.num;
-      expert.points.push_back({x, m / e->arr.size() / experts});
-    }
-  }
-  d.panels.push_back({"loss", {loss, val}});
-  d.panels.push_back({"throughput (tokens/s)", {toks}});
-  PlotPanel diag{"collapse diagnostics (1 = spread, near 0 = collapsed)", {norm}};
-  if (!expert.points.empty()) diag.series.push_back(expert);
-  d.panels.push_back(diag);
-  return d;
-}
+namespace amxqa::eval {
 
 namespace {
 
@@ -143,8 +89,8 @@ std::string render_svg(const PlotData& d, const std::string& title) {
     }
   }
   svg += "<text x=\"" + svg_num(left + pw / 2) + "\" y=\"" + svg_num(H - 6) +
-         "\" text-anchor=\"middle\">tokens trained (all stages)</text>\n</svg>\n";
+         "\" text-anchor=\"middle\">" + svg_escape(d.x_label) + "</text>\n</svg>\n";
   return svg;
 }
 
-}  // namespace amxqa::train
+}  // namespace amxqa::eval

@@ -1,11 +1,11 @@
-// gz_text.h — streaming reads of the gzip corpora and SQuAD files through
+// gz_text.h — streaming reads of gzip files (corpora, SQuAD files) through
 // zlib (gzopen/gzgets/gzread also read uncompressed files transparently).
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
 
-namespace amxqa::train {
+namespace amxqa::eval {
 
 // The whole decompressed content (at most max_bytes when max_bytes > 0).
 // Throws std::runtime_error when the file cannot be opened or is corrupt.
@@ -26,4 +26,4 @@ std::string data_digest(const std::string& path);
 // FNV-1a 64 of a byte string (also used for cache keys).
 uint64_t fnv1a64(const void* data, size_t len, uint64_t h = 0xcbf29ce484222325ull);
 
-}  // namespace amxqa::train
+}  // namespace amxqa::eval
