@@ -233,7 +233,6 @@ class Model {
   // Architecture summary (zeroed when the model is not open).
   amxqa_model_info info() const {
     amxqa_model_info info = amxqa_model_info_init();
-    std::memset(&info, 0, sizeof info);
     if (ok()) amxqa_model_get_info(get(), &info);
     return info;
   }
@@ -505,7 +504,6 @@ class Session {
 // The CPU report (amxqa_cpu_query).
 inline amxqa_cpu_info cpu_info() {
   amxqa_cpu_info info = amxqa_cpu_info_init();
-  std::memset(&info, 0, sizeof info);
   amxqa_cpu_query(&info);
   return info;
 }

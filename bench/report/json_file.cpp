@@ -1,30 +1,14 @@
 // json_file.cpp — see json_file.h.
 #include "report/json_file.h"
 
-#include <zlib.h>
-
 #include <stdexcept>
 
+#include "gz_text.h"
+
 namespace amxqa::bench {
-namespace {
-
-std::string read_file_maybe_gz(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error("cannot open " + path);
-  std::string out;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, size_t(n));
-  const bool bad = n < 0;
-  gzclose(f);
-  if (bad) throw std::runtime_error("cannot read " + path + " (corrupt gzip?)");
-  return out;
-}
-
-}  // namespace
 
 Json read_json_file(const std::string& path) {
-  const std::string text = read_file_maybe_gz(path);
+  const std::string text = eval::read_gz(path);  // throws when unreadable
   try {
     return Json::parse(text);
   } catch (const Json::exception& e) {

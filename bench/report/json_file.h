@@ -1,6 +1,6 @@
 // json_file.h — the harness's JSON, on nlohmann-json: reading `amxqa-bench
-// compare`'s result files and the SQuAD dev questions (report_files.cpp
-// writes the result files with the same Json type).
+// compare`'s result files (report_files.cpp writes them with the same Json
+// type). The SQuAD dev questions come from sdk/eval's reader.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

@@ -14,6 +14,7 @@
 #include "report/json_file.h"
 #include "report/rooflines.h"
 #include "support/reference_model.h"
+#include "svg_text.h"
 
 namespace amxqa::bench {
 namespace {
@@ -41,23 +42,6 @@ std::string fmt_bytes(double v) {
   else
     std::snprintf(buf, sizeof buf, "%.0f B", v);
   return buf;
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
 }
 
 double counter(const BenchResult* r, const char* name) {
@@ -318,11 +302,11 @@ std::string render_svg(const Summary& s, const CaptureReporter& runs) {
   auto section = [&](const std::string& title, const std::vector<Row>& rows, const char* color,
                      bool percent) {
     body += "<text x=\"10\" y=\"" + std::to_string(y) + "\" font-weight=\"bold\">" +
-            xml_escape(title) + "</text>\n";
+            eval::svg_escape(title) + "</text>\n";
     y += 10;
     for (const Row& row : rows) {
       const double f = std::isfinite(row.frac) ? std::fmin(std::fmax(row.frac, 0.0), 1.0) : 0.0;
-      body += "<text x=\"10\" y=\"" + std::to_string(y + 15) + "\">" + xml_escape(row.label) +
+      body += "<text x=\"10\" y=\"" + std::to_string(y + 15) + "\">" + eval::svg_escape(row.label) +
               "</text>\n";
       body += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 3) +
               "\" width=\"" + std::to_string(bar_w) + "\" height=\"16\" fill=\"#eeeeee\"/>\n";
@@ -334,7 +318,7 @@ std::string render_svg(const Summary& s, const CaptureReporter& runs) {
         text =
             (std::isfinite(row.frac) ? fmt(100.0 * row.frac, "%.1f") + "%" : "n/a") + "  " + text;
       body += "<text x=\"" + std::to_string(label_w + bar_w + 8) + "\" y=\"" +
-              std::to_string(y + 15) + "\">" + xml_escape(text) + "</text>\n";
+              std::to_string(y + 15) + "\">" + eval::svg_escape(text) + "</text>\n";
       y += row_h;
     }
     y += 18;
@@ -348,7 +332,7 @@ std::string render_svg(const Summary& s, const CaptureReporter& runs) {
                     "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">amxqa-bench " +
-         xml_escape(s.cpu) + " (" + xml_escape(s.backend) + ")</text>\n";
+         eval::svg_escape(s.cpu) + " (" + eval::svg_escape(s.backend) + ")</text>\n";
   return svg + body + "</svg>\n";
 }
 

@@ -14,9 +14,9 @@
 
 #include "amxqa_paths.h"
 #include "model/model.h"
-#include "report/json_file.h"
 #include "format/model_writer.h"
 #include "format/random_model.h"
+#include "squad_file.h"
 
 namespace amxqa::bench {
 namespace {
@@ -120,22 +120,11 @@ const std::vector<QaPair>& squad_dev_pairs(std::string* error) {
   static const std::vector<QaPair> pairs = [] {
     std::vector<QaPair> out;
     try {
-      const Json doc = read_json_file(squad_dev_path());
-      const Json* data = member(doc, "data");
-      if (!data || !data->is_array()) throw std::runtime_error("no \"data\" array");
-      for (const Json& article : *data) {
-        const Json* paragraphs = member(article, "paragraphs");
-        if (!paragraphs || !paragraphs->is_array()) continue;
-        for (const Json& para : *paragraphs) {
-          const Json* context = member(para, "context");
-          const Json* qas = member(para, "qas");
-          if (!context || !context->is_string() || !qas || !qas->is_array() || qas->empty())
-            continue;
-          const Json* q = member(qas->front(), "question");
-          if (!q || !q->is_string() || q->get_ref<const std::string&>().empty()) continue;
-          out.push_back({q->get<std::string>(), context->get<std::string>()});
-        }
-      }
+      // The first question of each paragraph (the passages are what is timed).
+      for (const eval::SquadArticle& article : eval::load_squad(squad_dev_path()))
+        for (const eval::SquadParagraph& para : article.paragraphs)
+          if (!para.qas.empty() && !para.qas.front().question.empty())
+            out.push_back({para.qas.front().question, para.context});
       if (out.empty()) throw std::runtime_error("no questions");
     } catch (const std::exception& e) {
       load_error = squad_dev_path() + ": " + e.what();

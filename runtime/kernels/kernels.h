@@ -2,7 +2,7 @@
 // runtime and of the trainer goes through one of these tables, so what the
 // trainer measures is what ships. One table per ISA (kernels_scalar.cpp is
 // the oracle; kernels_avx2.cpp, kernels_avx512.cpp, amx/kernels_amx.cpp).
-// Kernel names say their ISA; each has a test (tests/unit/test_kernels.cpp)
+// Kernel names say their ISA; each has a test (tests/runtime/test_kernels.cpp)
 // and a benchmark (bench/bench_kernels.cpp).
 #pragma once
 #include <cstddef>

@@ -380,19 +380,4 @@ void readout_all(amxqa_session* s, float* out) {
   s->kernels->matvec(s->model->tok_emb, s->blk.xn, out);
 }
 
-amxqa_status forward_logits_for_test(amxqa_session* s, const uint32_t* ids, size_t n,
-                                     bool one_at_a_time, float* logits, const uint8_t* match) {
-  if (!s || !ids || !logits) return AMXQA_ERR_NULL_ARGUMENT;
-  if (s->magic != kSessionMagic) return AMXQA_ERR_INVALID_ARGUMENT;
-  for (size_t i = 0; i < n; ++i)
-    if (ids[i] >= s->dim.V) return AMXQA_ERR_INVALID_ARGUMENT;
-  forward_reset(s);
-  const size_t step = one_at_a_time ? 1 : kPrefillRows;
-  for (size_t i = 0; i < n; i += step) {
-    const uint32_t m = static_cast<uint32_t>(n - i < step ? n - i : step);
-    forward_rows(s, ids + i, m, logits + i * s->dim.V, match ? match + i : nullptr);
-  }
-  return AMXQA_OK;
-}
-
 }  // namespace amxqa

@@ -43,13 +43,4 @@ void readout_rows(amxqa_session* s, const uint32_t* ids, size_t n, float* out);
 // out[V] = every logit from s->blk.xn.
 void readout_all(amxqa_session* s, float* out);
 
-// Test hook (tests/unit/test_session.cpp): runs ids[0..n) from position 0,
-// either in prefill blocks (one_at_a_time = false) or as n decode steps, and
-// writes the full logits of every position into logits[n × V]. Ids must be
-// < V. match: optional per-position question-match flags (forward_rows).
-// Not part of the public API; never allocates.
-amxqa_status forward_logits_for_test(amxqa_session* s, const uint32_t* ids, size_t n,
-                                     bool one_at_a_time, float* logits,
-                                     const uint8_t* match = nullptr);
-
 }  // namespace amxqa

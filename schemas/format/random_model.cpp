@@ -36,7 +36,9 @@ const char* const kFixedMerges[] = {
     "is", "or", "es", "it", "ou", "of", " s", " w", " o", "the", " th", " the", "ing",
     "and", " and", " of", " in", " is", " it", " wh", "ion", "ent", " re", "as", " b", " c"};
 
-TokenizerData make_tokenizer(uint32_t vocab_size) {
+}  // namespace
+
+TokenizerData make_reference_tokenizer(uint32_t vocab_size) {
   if (vocab_size < kMergeBase) throw std::runtime_error("make_random_model: vocab below 261");
   const uint32_t n_merges = vocab_size - kMergeBase;
   std::map<std::string, uint32_t> id_of;
@@ -73,6 +75,8 @@ TokenizerData make_tokenizer(uint32_t vocab_size) {
   }
   return tok;
 }
+
+namespace {
 
 ArchConfig preset(const std::string& shape) {
   ArchConfig a;
@@ -144,7 +148,7 @@ ModelSpec make_random_model(const std::string& shape, uint64_t seed, DType dtype
   ModelSpec spec;
   spec.arch = preset(shape);
   const ArchConfig& a = spec.arch;
-  spec.tokenizer = make_tokenizer(a.vocab_size);
+  spec.tokenizer = make_reference_tokenizer(a.vocab_size);
   spec.vocab_mask.assign(a.vocab_size, 1);
   spec.vocab_mask[kPad] = spec.vocab_mask[kBos] = spec.vocab_mask[kAns] = 0;
   spec.provenance.recipe = "random-" + shape;

@@ -15,4 +15,11 @@ namespace amxqa {
 // MLP 640, E 128 k 4 d_ff_e 160 in layers 0 3 5, vocab 16384).
 ModelSpec make_random_model(const std::string& shape, uint64_t seed, DType dtype = DType::f32);
 
+// The reference models' tokenizer for vocab_size ids (at least kMergeBase):
+// a fixed list of common English merges, then deterministic synthetic letter
+// merges. A valid BPE merge list (each merge joins ids made before it), so the
+// runtime encoder's tests can check it against a naive reference encoder
+// without a trained tokenizer.
+TokenizerData make_reference_tokenizer(uint32_t vocab_size);
+
 }  // namespace amxqa

@@ -1,5 +1,5 @@
-// svg_text.h — the two text helpers every hand-written SVG of the report
-// needs: a coordinate with one decimal, and XML-escaped text.
+// svg_text.h — the two text helpers every hand-written SVG (model card,
+// bench report) needs: a coordinate with one decimal, and XML-escaped text.
 #pragma once
 #include <cstdio>
 #include <string>
@@ -18,6 +18,7 @@ inline std::string svg_escape(const std::string& s) {
     if (c == '<') o += "&lt;";
     else if (c == '>') o += "&gt;";
     else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
     else o += c;
   }
   return o;

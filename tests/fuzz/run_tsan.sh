@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_tsan.sh — builds tests/unit/test_threads.cpp with ThreadSanitizer
+# run_tsan.sh — builds tests/runtime/test_threads.cpp with ThreadSanitizer
 # (AMXQA_SANITIZE=thread; GCC by default, CXX=clang++ works too) and runs it:
 # four threads, each with its own session over one shared model, plus
 # concurrent open / verify / cpu query. Any data race fails the run.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "format/splitmix64.h"
 #include "kernels/kernels.h"
 #include "model/train_model.h"
 
@@ -134,13 +135,8 @@ void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im,
                   const uint32_t* tokens, size_t n, const uint8_t* target_mask,
                   const LossOptions& opt, bool backward, StepStats& st, float* dx);
 
-// splitmix64: the trainer's deterministic random source.
-inline uint64_t splitmix64(uint64_t& s) {
-  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+// The trainer's deterministic random source is the project's one generator.
+using amxqa::splitmix64;
 
 }  // namespace amxqa::train
 

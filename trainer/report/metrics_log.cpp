@@ -45,7 +45,7 @@ void Progress::update(uint64_t step, uint64_t tokens, double loss, double lr, bo
   if (!force && std::chrono::duration<double>(now - last_).count() < 1.0) return;
   last_ = now;
   double el = elapsed();
-  // Rates count only this session's work (a resumed run starts its clock anew).
+  // Rates count only this process's work (a resumed run starts its clock anew).
   tok_s_ = el > 0 ? (tokens - first_tokens_) / el : 0;
   double done = static_cast<double>(step - first_step_);
   double eta = done > 0 ? el / done * static_cast<double>(total_ - step) : NAN;

@@ -1,13 +1,14 @@
-// capi_model.h — a model FILE opened through the public C API (include/amxqa.h),
-// so what the trainer measures is exactly what ships: amxqa_model_open +
-// amxqa_session_init + amxqa_answer over the exported bytes.
+// capi_model.h — a model FILE opened through the public API (include/amxqa.hpp
+// over include/amxqa.h), so what the trainer measures is exactly what ships:
+// amxqa_model_open + amxqa_session_init + amxqa_answer over the exported bytes.
+// Adds only what evaluation needs on top of amxqa::Model and amxqa::Session:
+// errors as exceptions, and one session per decoding mode made on first use.
 #pragma once
-#include <cstdint>
-#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "amxqa.h"
+#include "amxqa.hpp"
 
 namespace amxqa::train {
 
@@ -19,16 +20,13 @@ struct CapiAnswer {
 
 class CapiModel {
  public:
-  // Reads the file into 64-byte aligned memory and opens it; throws
-  // std::runtime_error with amxqa_last_error() on failure.
+  // Maps the file and opens it; throws std::runtime_error with the
+  // library's message on failure.
   explicit CapiModel(const std::string& path);
-  ~CapiModel();
-  CapiModel(const CapiModel&) = delete;
-  CapiModel& operator=(const CapiModel&) = delete;
 
-  const amxqa_model* model() const { return model_; }
-  amxqa_model_info info() const;
-  std::vector<std::pair<std::string, float>> scores() const;
+  const amxqa_model* model() const { return model_.get(); }
+  amxqa_model_info info() const { return model_.info(); }
+  std::vector<std::pair<std::string, float>> scores() const { return model_.scores(); }
 
   // Answers with an extractive (default) or free-mode session; sessions are
   // made on first use. use_vocab_mask follows the session option.
@@ -36,15 +34,14 @@ class CapiModel {
                     bool use_vocab_mask = true);
 
  private:
-  struct Session;
-  Session* session(bool extractive, bool use_vocab_mask);
-  struct AlignedFree {
-    void operator()(void* p) const;
+  struct ModeSession {
+    bool extractive, use_vocab_mask;
+    amxqa::Session session;
   };
-  std::unique_ptr<uint8_t, AlignedFree> bytes_, storage_;
-  size_t size_ = 0;
-  amxqa_model* model_ = nullptr;
-  std::vector<std::unique_ptr<Session>> sessions_;
+  amxqa::Session& session(bool extractive, bool use_vocab_mask);
+
+  amxqa::Model model_;
+  std::vector<ModeSession> sessions_;
 };
 
 }  // namespace amxqa::train

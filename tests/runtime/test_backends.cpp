@@ -7,7 +7,7 @@
 // 0.03 and at most 3% of logits off by more than 0.1. An answer may differ
 // from scalar only where the scalar top-2 margin at the first differing step
 // is a near-tie (near_tie()); anything else fails.
-#include "session_fixture.h"
+#include "support/session_fixture.h"
 
 using namespace amxqa;
 using namespace amxqa::test;

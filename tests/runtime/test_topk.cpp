@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "session_fixture.h"
+#include "support/session_fixture.h"
 #include "support/alloc_counter.h"
 
 using namespace amxqa;

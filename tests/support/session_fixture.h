@@ -1,4 +1,4 @@
-// session_fixture.h — shared by test_session.cpp and test_backends.cpp: open a
+// session_fixture.h — shared by the runtime tests and test_train_runtime_agree.cpp: open a
 // make_random_model() through write_model() + amxqa_model_open(), place
 // sessions in aligned memory, generate random question/passage pairs, and an
 // independent greedy-decoding oracle driven by full-sequence logits.
@@ -21,6 +21,7 @@
 #include "model/model.h"
 #include "session/forward.h"
 #include "session/session.h"
+#include "support/forward_logits.h"
 
 namespace amxqa::test {
 
@@ -151,7 +152,7 @@ inline std::vector<uint32_t> prompt_ids(const amxqa_model* m, const std::string&
 inline std::vector<float> all_logits(amxqa_session* s, const std::vector<uint32_t>& ids,
                                      bool one_at_a_time = false) {
   std::vector<float> z(ids.size() * s->dim.V);
-  REQUIRE(forward_logits_for_test(s, ids.data(), ids.size(), one_at_a_time, z.data()) ==
+  REQUIRE(test::forward_logits(s, ids.data(), ids.size(), one_at_a_time, z.data()) ==
           AMXQA_OK);
   return z;
 }

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <thread>
 
-#include "session_fixture.h"
+#include "support/session_fixture.h"
 
 using namespace amxqa;
 using namespace amxqa::test;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "model/train_model.h"
-#include "session_fixture.h"
+#include "support/session_fixture.h"
 
 using namespace amxqa;
 using namespace amxqa::train;
@@ -86,9 +86,9 @@ TEST_SUITE("unit") {
 
       const size_t V = tm->model->vocab_size;
       std::vector<float> rt(ids.size() * V), rt_plain(ids.size() * V);
-      REQUIRE(forward_logits_for_test(ts->s, ids.data(), ids.size(), false, rt.data(),
+      REQUIRE(test::forward_logits(ts->s, ids.data(), ids.size(), false, rt.data(),
                                       match.data()) == AMXQA_OK);
-      REQUIRE(forward_logits_for_test(ts->s, ids.data(), ids.size(), false, rt_plain.data()) ==
+      REQUIRE(test::forward_logits(ts->s, ids.data(), ids.size(), false, rt_plain.data()) ==
               AMXQA_OK);
       const float* last = rt.data() + (ids.size() - 1) * V;
       const float* last_plain = rt_plain.data() + (ids.size() - 1) * V;

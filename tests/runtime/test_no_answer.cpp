@@ -5,7 +5,7 @@
 // output structs honour struct_size; white-space questions are empty.
 #include <cmath>
 
-#include "session_fixture.h"
+#include "support/session_fixture.h"
 
 using namespace amxqa;
 using namespace amxqa::test;

@@ -22,7 +22,7 @@
 #include <sstream>
 #include <thread>
 
-#include "session_fixture.h"
+#include "support/session_fixture.h"
 
 using namespace amxqa;
 using namespace amxqa::test;

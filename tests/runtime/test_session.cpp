@@ -3,7 +3,7 @@
 // independent oracle, the answer API's edge cases, determinism, streaming and
 // the zero-allocation guarantee.
 #include <cctype>
-#include "session_fixture.h"
+#include "support/session_fixture.h"
 #include "support/alloc_counter.h"
 
 using namespace amxqa;

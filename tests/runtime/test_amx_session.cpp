@@ -11,7 +11,7 @@
 #include <iterator>
 
 #include "kernels/amx/tile_emulator.h"
-#include "session_fixture.h"
+#include "support/session_fixture.h"
 #include "support/alloc_counter.h"
 
 using namespace amxqa;

@@ -2,7 +2,7 @@
 // (sdk/models/default.amxqa) gives byte-identical answers on the scalar oracle,
 // the amx-emulated tiles and the best ISA this CPU runs, for the first 50
 // questions of dev-v1.1-open. test_backends.cpp allows near-ties; this one
-// does not. Skipped without the shared data or the trainer's SQuAD reader.
+// does not. Skipped without the shared data.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -12,9 +12,7 @@
 #include <vector>
 
 #include "amxqa.h"
-#ifdef AMXQA_HAVE_TRAINER
 #include "squad_file.h"
-#endif
 
 namespace {
 
@@ -52,9 +50,6 @@ struct Session {
 TEST_SUITE("slow") {
 
 TEST_CASE("default model: scalar, amx-emulated and the best ISA give the same answer bytes") {
-#ifndef AMXQA_HAVE_TRAINER
-  MESSAGE("no trainer library (SQuAD reader); skipped");
-#else
   const std::string data =
       std::string(AMXQA_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1-open.json.gz";
   if (!std::ifstream(data)) {
@@ -86,7 +81,6 @@ TEST_CASE("default model: scalar, amx-emulated and the best ISA give the same an
     CHECK_MESSAGE(emulated.answer(qs[i]) == want, "question " << i << ": " << qs[i].question);
     CHECK_MESSAGE(best.answer(qs[i]) == want, "question " << i << ": " << qs[i].question);
   }
-#endif
 }
 
 }  // TEST_SUITE
