@@ -27,7 +27,7 @@
 #include "cpu/amx_detect.h"
 #include "kernels/amx/amx_thread.h"
 #include "kernels/kernels.h"
-#include "kernels/kernels_avx512_paths.h"
+#include "kernels/training/sgemm_bf16.h"
 
 using namespace amxqa;
 

@@ -3,11 +3,14 @@
 //
 //   amxqa-bench [--quick] [--out-dir DIR] [--no-report] [--benchmark_* flags]
 //   amxqa-bench compare A.json B.json
+//   amxqa-bench report FILE.gbench.json [--out-dir DIR]
 //
 // A run has two phases. Phase 1 measures the machine's ceilings (compute
 // peaks, read bandwidth by buffer size: report/rooflines.h); phase 2 runs
-// everything else, whose counters then include roofline fractions. Afterwards
-// bench/results/<cpu-id>.{json,md,svg} are written (report/report_files.h).
+// everything else, whose counters then include roofline fractions. Both
+// phases are recorded as one Google Benchmark JSON document; afterwards the
+// post-processor (report/report_files.h) writes <cpu-id>.gbench.json (that
+// document) and <cpu-id>.{json,md,svg} from it, as `amxqa-bench report` does.
 //
 // --quick: short minimum times, one repetition, a few passages: well under a
 // minute. Otherwise: 5 repetitions reported as aggregates (medians are used).
@@ -25,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -36,6 +40,7 @@
 #include "report/report_files.h"
 #include "report/rooflines.h"
 #include "report/summary.h"
+#include "support/reference_model.h"
 #include "support/rss_probe.h"
 
 using namespace amxqa::bench;
@@ -81,6 +86,7 @@ void print_help() {
       "  --out-dir DIR      where <cpu-id>.json/.md/.svg go (default: the current folder)\n"
       "  --no-report        do not write result files\n"
       "  compare A.json B.json   summary keys side by side with B/A\n"
+      "  report F.gbench.json [--out-dir DIR]   rewrite the result files from a saved run\n"
       "  --benchmark_list_tests=true lists the benchmarks and writes no file\n"
       "env: AMXQA_BENCH_CPU (core), AMXQA_DATA (data root), AMXQA_BENCH_MODEL (model file)\n");
 }
@@ -105,11 +111,44 @@ std::string utc_now() {
   return buf;
 }
 
-int write_report(const CaptureReporter& reporter, const CpuIdentity& cpu, const RunInfo& run) {
-  const Summary summary = make_summary(reporter, cpu);
+// The model facts the result file records (the reference model, when this
+// run built it).
+Json model_facts() {
+  Json model = Json::object();
+  if (const ReferenceModel* m = reference_model_if_built()) {
+    model["source"] = m->source;
+    model["mapped_bytes"] = static_cast<uint64_t>(m->size);
+    model["weight_dtype"] = std::string(m->info.weight_dtype);
+    model["param_count"] = m->info.param_count;
+    model["active_param_count"] = m->info.active_param_count;
+    model["layer_kinds"] = std::string(m->info.layer_kinds);
+    model["decode_weight_bytes_per_token"] = static_cast<uint64_t>(decode_weight_bytes(*m->model, 8));
+  }
+  return model;
+}
+
+// Google Benchmark's JSON of both phases, with this run's identity added to
+// its context, goes through the same post-processor as `amxqa-bench report`.
+int write_report(CaptureReporter& reporter, const CpuIdentity& cpu, const RunInfo& run) {
+  Json doc;
+  try {
+    doc = parse_gbench_text(reporter.finish_gbench_json());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "amxqa-bench: Google Benchmark's JSON did not parse: %s\n", e.what());
+    return 1;
+  }
+  doc["context"]["amxqa"] = run_context(cpu, run, model_facts());
+  Report report;
+  try {
+    report = read_report(doc);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "amxqa-bench: %s\n", e.what());
+    return 1;
+  }
+  const Summary& summary = report.summary;
   std::vector<std::string> written;
   std::string error;
-  if (!write_report_files(run_options().out_dir, cpu, summary, reporter, run, &written, &error)) {
+  if (!write_report_files(run_options().out_dir, doc, report, &written, &error)) {
     std::fprintf(stderr, "amxqa-bench: %s\n", error.c_str());
     return 1;
   }
@@ -125,6 +164,7 @@ int write_report(const CaptureReporter& reporter, const CpuIdentity& cpu, const 
 
 int main(int argc, char** argv) {
   if (argc >= 2 && !std::strcmp(argv[1], "compare")) return compare_main(argc - 2, argv + 2);
+  if (argc >= 2 && !std::strcmp(argv[1], "report")) return report_main(argc - 2, argv + 2);
   if (argc >= 2 && !std::strcmp(argv[1], "rss-probe")) return rss_probe_main(argc - 1, argv + 1);
   std::string error;
   std::vector<std::string> args;
@@ -159,7 +199,7 @@ int main(int argc, char** argv) {
   CaptureReporter reporter;
   // Phase 1: the ceilings. Phase 2: the user's filter, or everything else.
   benchmark::RunSpecifiedBenchmarks(&reporter, kRooflineFilter);
-  fill_rooflines(reporter);
+  fill_rooflines(reporter.live());
   const std::string filter = benchmark::GetBenchmarkFilter();
   const bool everything = filter.empty() || filter == "." || filter == "all";
   benchmark::RunSpecifiedBenchmarks(

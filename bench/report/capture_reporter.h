@@ -1,50 +1,42 @@
-// capture_reporter.h — the harness's Google Benchmark reporter: it keeps every
-// run in memory for the result files and the summary, adds a roofline_frac
-// counter to kernel throughputs that lack one, and forwards everything to the
-// ordinary console reporter so the terminal output stays familiar.
+// capture_reporter.h — the harness's Google Benchmark reporter during a run.
+// It forwards every run to the ordinary console reporter (with the kernel
+// roofline fractions added, so the terminal shows them), records the same
+// runs as Google Benchmark's own JSON (the file `--benchmark_out` would
+// write, both phases in one document), and keeps phase 1's runs parsed so
+// that phase 2's benchmarks can read the rooflines (rooflines.h).
 #pragma once
 #include <benchmark/benchmark.h>
 
-#include <cstdint>
-#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
-namespace amxqa::bench {
+#include "report/result_set.h"
 
-struct BenchResult {
-  std::string name;       // function name + args, e.g. "BM_read_bw/32768"
-  std::string aggregate;  // "" for an iteration run, else "mean", "median", ...
-  int64_t iterations = 0;
-  int64_t repetitions = 1;
-  double real_time = 0, cpu_time = 0;  // per iteration, in time_unit
-  std::string time_unit;               // "ns", "us", "ms", "s"
-  std::string label;
-  std::string error;                       // non-empty: the run was skipped with this message
-  std::map<std::string, double> counters;  // final values (rates already per second)
-};
+namespace amxqa::bench {
 
 class CaptureReporter : public benchmark::BenchmarkReporter {
  public:
+  CaptureReporter();
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
-  void Finalize() override { console_.Finalize(); }
+  void Finalize() override { console_.Finalize(); }  // once per phase
 
-  const std::vector<BenchResult>& results() const { return results_; }
+  // The runs so far, as results_from_gbench would read them.
+  const ResultSet& live() const { return live_; }
 
-  // The representative result of one benchmark: its median aggregate when
-  // repetitions ran, else its last iteration run; nullptr if absent or failed.
-  const BenchResult* find(const std::string& name) const;
+  // Ends the JSON document and returns it (call once, after the last phase).
+  std::string finish_gbench_json();
 
  private:
-  bool is_repeated_error(const Run& run) const;
   benchmark::ConsoleReporter console_;
-  std::vector<BenchResult> results_;
+  benchmark::JSONReporter json_;
+  std::ostringstream json_text_;
+  bool context_written_ = false;
+  ResultSet live_;
 };
 
-// Adds "roofline_frac" to a kernel run (bench_kernels.cpp, bench_amx.cpp)
-// from rooflines(): GFLOP/s against the compute peak of its ISA and dtype,
-// GB/s against the read bandwidth of the level that holds its weights.
-void annotate_kernel_roofline(benchmark::BenchmarkReporter::Run& run);
+// A Google Benchmark run as result_set.h's BenchResult.
+BenchResult to_result(const benchmark::BenchmarkReporter::Run& run);
 
 }  // namespace amxqa::bench

@@ -1,7 +1,9 @@
 # check_bench_summary.cmake — CTest smoke test of amxqa-bench (bench/CMakeLists.txt):
 # runs `amxqa-bench --quick --out-dir OUT_DIR`, then checks that exactly one
-# <cpu-id>.json was written, beside its .md and .svg, and that its "summary"
-# object has exactly the documented keys (bw_gbs an object of six sizes).
+# <cpu-id>.json was written, beside its .gbench.json (Google Benchmark's own
+# JSON of the run), .md and .svg, that its "summary" object has exactly the
+# documented keys (bw_gbs an object of six sizes), and that the post-processor
+# run on the saved document (`amxqa-bench report`) writes the same files.
 # cmake -DBENCH=path/to/amxqa-bench -DOUT_DIR=dir -P check_bench_summary.cmake
 file(REMOVE_RECURSE "${OUT_DIR}")
 execute_process(COMMAND "${BENCH}" --quick --out-dir "${OUT_DIR}"
@@ -10,12 +12,13 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "amxqa-bench --quick failed (${rc}):\n${out}\n${err}")
 endif()
 file(GLOB results "${OUT_DIR}/*.json")
+list(FILTER results EXCLUDE REGEX "\\.gbench\\.json$")
 list(LENGTH results n)
 if(NOT n EQUAL 1)
   message(FATAL_ERROR "expected one result file in ${OUT_DIR}, found ${n}")
 endif()
 string(REGEX REPLACE "\\.json$" "" base "${results}")
-foreach(ext md svg)
+foreach(ext gbench.json md svg)
   if(NOT EXISTS "${base}.${ext}")
     message(FATAL_ERROR "missing ${base}.${ext}")
   endif()
@@ -48,5 +51,26 @@ string(JSON bw_count LENGTH "${json}" summary bw_gbs)
 if(NOT bw_type STREQUAL "OBJECT" OR NOT bw_count EQUAL 6)
   message(FATAL_ERROR "summary.bw_gbs should be an object of 6 sizes (${bw_type}, ${bw_count})")
 endif()
+file(READ "${base}.gbench.json" gbench)
+string(JSON gb_runs LENGTH "${gbench}" benchmarks)
+string(JSON gb_cpu GET "${gbench}" context amxqa cpu_id)
+if(gb_runs LESS 1)
+  message(FATAL_ERROR "${base}.gbench.json has no benchmarks")
+endif()
+# The post-processor alone, on the saved document, reproduces the result files.
+set(again "${OUT_DIR}/report-again")
+file(REMOVE_RECURSE "${again}")
+execute_process(COMMAND "${BENCH}" report "${base}.gbench.json" --out-dir "${again}"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "amxqa-bench report failed (${rc}):\n${out}\n${err}")
+endif()
+foreach(ext json md svg)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${base}.${ext}" "${again}/${gb_cpu}.${ext}"
+    RESULT_VARIABLE differ)
+  if(NOT differ EQUAL 0)
+    message(FATAL_ERROR "amxqa-bench report wrote a different ${gb_cpu}.${ext} than the run did")
+  endif()
+endforeach()
 string(JSON cpu GET "${json}" summary cpu)
 message(STATUS "amxqa-bench --quick wrote ${results} (cpu ${cpu})")

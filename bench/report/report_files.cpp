@@ -10,10 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
+#include <stdexcept>
 
 #include "report/json_file.h"
 #include "report/rooflines.h"
-#include "support/reference_model.h"
 #include "svg_text.h"
 
 namespace amxqa::bench {
@@ -51,7 +52,7 @@ double counter(const BenchResult* r, const char* name) {
 }
 
 // The run with the largest roofline_frac among names starting with prefix.
-const BenchResult* best_with_prefix(const CaptureReporter& runs, const std::string& prefix) {
+const BenchResult* best_with_prefix(const ResultSet& runs, const std::string& prefix) {
   const BenchResult* best = nullptr;
   for (const BenchResult& r : runs.results()) {
     if (r.name.compare(0, prefix.size(), prefix) != 0) continue;
@@ -93,26 +94,10 @@ Json summary_json(const Summary& s) {
 // A roofline ceiling; 0 (not measured on this CPU) is written as null.
 Json ceiling(double v) { return number(v > 0 ? v : std::nan("")); }
 
-}  // namespace
-
-std::string render_json(const CpuIdentity& cpu, const Summary& s, const CaptureReporter& runs,
-                        const RunInfo& run) {
-  Json j = Json::object();
-  j["schema"] = "amxqa-bench/1";
-  j["cpu_id"] = cpu.cpu_id;
-  j["run"] = {
-      {"mode", run.quick ? "quick" : "full"},
-      {"started_utc", run.started_utc},
-      {"command_line", run.command_line},
-      {"wall_seconds", number(run.wall_seconds)},
-      {"harness_peak_rss_bytes", run.harness_peak_rss_bytes},
-      {"load_average_start", run.load_average_start},
-      {"load_average_end", run.load_average_end},
-  };
-
+Json cpu_json(const CpuIdentity& cpu) {
   Json isa_flags = Json::object();
   for (const auto& [name, on] : cpu.isa_flags) isa_flags[name] = on;
-  j["cpu"] = {
+  return {
       {"vendor", cpu.vendor},
       {"model_name", cpu.model_name},
       {"cpuinfo_package", cpu.package_name},
@@ -127,12 +112,119 @@ std::string render_json(const CpuIdentity& cpu, const Summary& s, const CaptureR
       {"best_isa", cpu.best_isa},
       {"AMXQA_MAX_ISA", cpu.max_isa_env},
   };
+}
 
-  j["build"] = {
+Json build_json(const CpuIdentity& cpu) {
+  return {
       {"git_commit", cpu.git_commit},     {"git_dirty", cpu.git_dirty},
       {"compiler", cpu.compiler},         {"cxx_flags", cpu.cxx_flags},
       {"build_type", cpu.build_type},
   };
+}
+
+Json run_json(const RunInfo& run) {
+  return {
+      {"mode", run.quick ? "quick" : "full"},
+      {"started_utc", run.started_utc},
+      {"command_line", run.command_line},
+      {"wall_seconds", number(run.wall_seconds)},
+      {"harness_peak_rss_bytes", run.harness_peak_rss_bytes},
+      {"load_average_start", run.load_average_start},
+      {"load_average_end", run.load_average_end},
+  };
+}
+
+// The member at path a.b.c of j, or an empty object's null.
+const Json& at(const Json& j, std::initializer_list<const char*> path) {
+  static const Json null_json;
+  const Json* v = &j;
+  for (const char* k : path) {
+    v = member(*v, k);
+    if (!v) return null_json;
+  }
+  return *v;
+}
+template <class T>
+T get_or(const Json& j, std::initializer_list<const char*> path, T fallback) {
+  const Json& v = at(j, path);
+  try {
+    return v.is_null() ? fallback : v.get<T>();
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+CpuIdentity cpu_from(const Json& ctx) {
+  CpuIdentity c;
+  c.cpu_id = get_or<std::string>(ctx, {"cpu_id"}, "unknown-cpu");
+  c.vendor = get_or<std::string>(ctx, {"cpu", "vendor"}, "");
+  c.model_name = get_or<std::string>(ctx, {"cpu", "model_name"}, "");
+  c.package_name = get_or<std::string>(ctx, {"cpu", "cpuinfo_package"}, "");
+  c.family = get_or<uint32_t>(ctx, {"cpu", "family"}, 0);
+  c.model = get_or<uint32_t>(ctx, {"cpu", "model"}, 0);
+  c.stepping = get_or<uint32_t>(ctx, {"cpu", "stepping"}, 0);
+  c.cores = get_or<uint32_t>(ctx, {"cpu", "cores"}, 0);
+  c.logical_processors = get_or<uint32_t>(ctx, {"cpu", "logical_processors"}, 0);
+  c.l1d_bytes = get_or<uint64_t>(ctx, {"cpu", "cache_bytes", "l1d"}, 0);
+  c.l2_bytes = get_or<uint64_t>(ctx, {"cpu", "cache_bytes", "l2"}, 0);
+  c.l3_bytes = get_or<uint64_t>(ctx, {"cpu", "cache_bytes", "l3"}, 0);
+  const Json& flags = at(ctx, {"cpu", "isa_flags"});
+  if (flags.is_object())
+    for (const auto& [k, v] : flags.items()) c.isa_flags.emplace_back(k, v.is_boolean() && v.get<bool>());
+  c.amx_usable = get_or<bool>(ctx, {"cpu", "amx", "usable"}, false);
+  c.amx_reason = get_or<std::string>(ctx, {"cpu", "amx", "reason"}, "");
+  c.best_isa = get_or<std::string>(ctx, {"cpu", "best_isa"}, "");
+  c.max_isa_env = get_or<std::string>(ctx, {"cpu", "AMXQA_MAX_ISA"}, "");
+  c.git_commit = get_or<std::string>(ctx, {"build", "git_commit"}, "unknown");
+  c.git_dirty = get_or<bool>(ctx, {"build", "git_dirty"}, false);
+  c.compiler = get_or<std::string>(ctx, {"build", "compiler"}, "");
+  c.cxx_flags = get_or<std::string>(ctx, {"build", "cxx_flags"}, "");
+  c.build_type = get_or<std::string>(ctx, {"build", "build_type"}, "");
+  return c;
+}
+
+RunInfo run_from(const Json& ctx) {
+  RunInfo r;
+  r.quick = get_or<std::string>(ctx, {"run", "mode"}, "full") == "quick";
+  r.started_utc = get_or<std::string>(ctx, {"run", "started_utc"}, "");
+  r.command_line = get_or<std::string>(ctx, {"run", "command_line"}, "");
+  r.wall_seconds = get_or<double>(ctx, {"run", "wall_seconds"}, std::nan(""));
+  r.harness_peak_rss_bytes = get_or<int64_t>(ctx, {"run", "harness_peak_rss_bytes"}, 0);
+  r.load_average_start = get_or<std::string>(ctx, {"run", "load_average_start"}, "");
+  r.load_average_end = get_or<std::string>(ctx, {"run", "load_average_end"}, "");
+  return r;
+}
+
+}  // namespace
+
+Json run_context(const CpuIdentity& cpu, const RunInfo& run, const Json& model) {
+  return {{"cpu_id", cpu.cpu_id}, {"run", run_json(run)}, {"cpu", cpu_json(cpu)},
+          {"build", build_json(cpu)}, {"model", model}};
+}
+
+Report read_report(const Json& doc) {
+  const Json& ctx = at(doc, {"context", "amxqa"});
+  if (!ctx.is_object()) throw std::runtime_error("no context.amxqa: not an amxqa-bench run");
+  Report r;
+  r.cpu = cpu_from(ctx);
+  r.run = run_from(ctx);
+  r.model = at(ctx, {"model"}).is_object() ? at(ctx, {"model"}) : Json::object();
+  r.runs = results_from_gbench(doc);
+  fill_rooflines(r.runs);
+  annotate_kernel_rooflines(r.runs);
+  r.summary = make_summary(r.runs, r.cpu);
+  return r;
+}
+
+std::string render_json(const Report& rep) {
+  const CpuIdentity& cpu = rep.cpu;
+  const ResultSet& runs = rep.runs;
+  Json j = Json::object();
+  j["schema"] = "amxqa-bench/1";
+  j["cpu_id"] = cpu.cpu_id;
+  j["run"] = run_json(rep.run);
+  j["cpu"] = cpu_json(cpu);
+  j["build"] = build_json(cpu);
 
   const Rooflines& r = rooflines();
   Json read_bw = Json::object();
@@ -146,16 +238,7 @@ std::string render_json(const CpuIdentity& cpu, const Summary& s, const CaptureR
       {"read_bw_gbs", read_bw},
   };
 
-  Json& model = j["model"] = Json::object();
-  if (const ReferenceModel* m = reference_model_if_built()) {
-    model["source"] = m->source;
-    model["mapped_bytes"] = static_cast<uint64_t>(m->size);
-    model["weight_dtype"] = std::string(m->info.weight_dtype);
-    model["param_count"] = m->info.param_count;
-    model["active_param_count"] = m->info.active_param_count;
-    model["layer_kinds"] = std::string(m->info.layer_kinds);
-    model["decode_weight_bytes_per_token"] = static_cast<uint64_t>(decode_weight_bytes(*m->model, 8));
-  }
+  Json& model = j["model"] = rep.model;
   const BenchResult* answer = runs.find("BM_model_answer_auto");
   model["session_bytes_4096_tokens"] = number(counter(answer, "session_bytes"));
   model["answer_peak_rss_bytes"] = number(counter(answer, "peak_rss_bytes"));
@@ -181,13 +264,16 @@ std::string render_json(const CpuIdentity& cpu, const Summary& s, const CaptureR
     benchmarks.push_back(std::move(o));
   }
 
-  j["summary"] = summary_json(s);
+  j["summary"] = summary_json(rep.summary);
   // Invalid UTF-8 (from /proc/cpuinfo or argv) becomes U+FFFD instead of throwing.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::string render_markdown(const CpuIdentity& cpu, const Summary& s, const CaptureReporter& runs,
-                            const RunInfo& run) {
+std::string render_markdown(const Report& rep) {
+  const CpuIdentity& cpu = rep.cpu;
+  const Summary& s = rep.summary;
+  const ResultSet& runs = rep.runs;
+  const RunInfo& run = rep.run;
   std::string md;
   auto line = [&](const std::string& l) { md += l + "\n"; };
   line("# amxqa-bench: " + cpu.cpu_id);
@@ -254,7 +340,9 @@ std::string render_markdown(const CpuIdentity& cpu, const Summary& s, const Capt
   return md;
 }
 
-std::string render_svg(const Summary& s, const CaptureReporter& runs) {
+std::string render_svg(const Report& rep) {
+  const Summary& s = rep.summary;
+  const ResultSet& runs = rep.runs;
   struct Row {
     std::string label;
     double frac;  // bar length, 0..1
@@ -336,8 +424,7 @@ std::string render_svg(const Summary& s, const CaptureReporter& runs) {
   return svg + body + "</svg>\n";
 }
 
-bool write_report_files(const std::string& dir, const CpuIdentity& cpu, const Summary& s,
-                        const CaptureReporter& runs, const RunInfo& run,
+bool write_report_files(const std::string& dir, const Json& gbench_doc, const Report& r,
                         std::vector<std::string>* written, std::string* error) {
   // mkdir -p, one component at a time.
   for (size_t i = 1; i <= dir.size(); ++i) {
@@ -349,11 +436,12 @@ bool write_report_files(const std::string& dir, const CpuIdentity& cpu, const Su
       }
     }
   }
-  const std::string base = dir + "/" + cpu.cpu_id;
+  const std::string base = dir + "/" + r.cpu.cpu_id;
   const std::pair<std::string, std::string> files[] = {
-      {base + ".json", render_json(cpu, s, runs, run)},
-      {base + ".md", render_markdown(cpu, s, runs, run)},
-      {base + ".svg", render_svg(s, runs)},
+      {base + ".gbench.json", gbench_doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"},
+      {base + ".json", render_json(r)},
+      {base + ".md", render_markdown(r)},
+      {base + ".svg", render_svg(r)},
   };
   for (const auto& [path, text] : files) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -365,6 +453,46 @@ bool write_report_files(const std::string& dir, const CpuIdentity& cpu, const Su
     written->push_back(path);
   }
   return true;
+}
+
+int report_main(int argc, char** argv) {
+  std::string in, out_dir;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--out-dir" && i + 1 < argc) {
+      out_dir = argv[++i];
+    } else if (a.rfind("--out-dir=", 0) == 0) {
+      out_dir = a.substr(10);
+    } else if (in.empty() && a.rfind("--", 0) != 0) {
+      in = a;
+    } else {
+      in.clear();
+      break;
+    }
+  }
+  if (in.empty()) {
+    std::fprintf(stderr, "usage: amxqa-bench report FILE.gbench.json [--out-dir DIR]\n");
+    return 2;
+  }
+  if (out_dir.empty()) {
+    const size_t slash = in.rfind('/');
+    out_dir = slash == std::string::npos ? "." : in.substr(0, slash);
+  }
+  try {
+    const Json doc = read_json_file(in);
+    const Report r = read_report(doc);
+    std::vector<std::string> written;
+    std::string error;
+    if (!write_report_files(out_dir, doc, r, &written, &error)) {
+      std::fprintf(stderr, "amxqa-bench report: %s\n", error.c_str());
+      return 1;
+    }
+    for (const std::string& path : written) std::printf("wrote %s\n", path.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "amxqa-bench report: %s: %s\n", in.c_str(), e.what());
+    return 2;
+  }
+  return 0;
 }
 
 }  // namespace amxqa::bench

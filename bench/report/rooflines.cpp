@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "report/capture_reporter.h"
+#include "report/result_set.h"
 
 namespace amxqa::bench {
 
@@ -28,7 +28,7 @@ Rooflines& rooflines() {
   return r;
 }
 
-void fill_rooflines(const CaptureReporter& runs) {
+void fill_rooflines(const ResultSet& runs) {
   Rooflines& r = rooflines();
   auto gflops = [&](const char* name) {
     const BenchResult* b = runs.find(name);

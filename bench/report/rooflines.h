@@ -42,8 +42,9 @@ struct Rooflines {
 // The process-wide ceilings (filled by main after phase 1).
 Rooflines& rooflines();
 
-// Fills rooflines() from the runs phase 1 captured.
-class CaptureReporter;
-void fill_rooflines(const CaptureReporter& runs);
+// Fills rooflines() from phase 1's runs (live during a run, or read back
+// from the result file by the post-processor).
+class ResultSet;
+void fill_rooflines(const ResultSet& runs);
 
 }  // namespace amxqa::bench

@@ -20,7 +20,7 @@ double positive_or_nan(double v) { return v > 0 ? v : kNaN; }
 
 }  // namespace
 
-Summary make_summary(const CaptureReporter& runs, const CpuIdentity& cpu) {
+Summary make_summary(const ResultSet& runs, const CpuIdentity& cpu) {
   const Rooflines& roof = rooflines();
   const BenchResult* answer = runs.find("BM_model_answer_auto");
   const BenchResult* decode = runs.find("BM_model_decode_auto");

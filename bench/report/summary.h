@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "report/capture_reporter.h"
+#include "report/result_set.h"
 #include "report/cpu_identity.h"
 
 namespace amxqa::bench {
@@ -22,9 +22,9 @@ struct Summary {
   double train_tok_s, train_roofline_frac;
 };
 
-// Picks the figures out of the captured runs: the "auto" model benchmarks,
+// Picks the figures out of the runs: the "auto" model benchmarks,
 // the rooflines, the training step.
-Summary make_summary(const CaptureReporter& runs, const CpuIdentity& cpu);
+Summary make_summary(const ResultSet& runs, const CpuIdentity& cpu);
 
 // The number keys in file order (bw_gbs, cpu and backend are handled apart).
 std::vector<std::pair<const char*, double>> summary_numbers(const Summary& s);

@@ -82,9 +82,39 @@ void prefill_prompt(amxqa_session* s, uint32_t nq, uint32_t np) {
   }
 }
 
-// Bytes of passage token i.
-size_t pass_token_len(const amxqa_session* s, uint32_t i, uint32_t np, size_t plen) {
-  return (i + 1 < np ? s->pass_off[i + 1] : plen) - s->pass_off[i];
+// The decoding rules' view of window `in` (n_pass tokens in s->pass_ids).
+DecodeView decode_view(amxqa_session* s, const Question& in, uint32_t n_pass) {
+  DecodeView v;
+  v.model = s->model;
+  v.kernels = s->kernels;
+  v.d = s->dim.d;
+  v.V = s->dim.V;
+  v.max_answer_tokens = s->opt.max_answer_tokens;
+  v.use_vocab_mask = s->opt.use_vocab_mask != 0;
+  v.whole_words = s->opt.whole_words != 0;
+  v.pass_ids = s->pass_ids;
+  v.pass_off = s->pass_off;
+  v.n_pass = n_pass;
+  v.passage = reinterpret_cast<const uint8_t*>(in.p);
+  v.passage_len = in.plen;
+  v.pass_u = s->pass_u;
+  v.cand = s->cand;
+  v.allowed = s->allowed;
+  v.seen = s->seen;
+  v.pass_z = s->pass_z;
+  v.scores = s->logits;
+  return v;
+}
+
+// Step 1's scores of a start-pointer model (MODEL.md "Start pointer"):
+// z[i] = xn · (tok_emb[t_i] + pass_u[i]) for each position, z[n] = xn ·
+// tok_emb[ABSTAIN], in s->pass_z for pick_start. Same bits on every ISA.
+void score_starts(amxqa_session* s, uint32_t n) {
+  float* z = s->pass_z;
+  readout_rows(s, s->pass_ids, n, z);
+  s->kernels->dot_rows(s->pass_u, s->dim.d, n, s->blk.xn, s->dim.d, z);
+  const uint32_t abstain = s->model->abstain;
+  readout_rows(s, &abstain, 1, z + n);
 }
 
 struct Outcome {
@@ -96,6 +126,31 @@ struct Outcome {
   uint32_t steps = 0;
 };
 
+// The stop rules of both decoding modes (MODEL.md "Decoding"): records step
+// `step`'s choice and says whether decoding ends on it: ABSTAIN at step 1
+// (unless the start was forced), EOT at any later step.
+bool stops_on(Outcome& r, const amxqa_model& m, uint32_t step, const Choice& c, bool forced) {
+  if (step == 1) r.no_answer_margin = c.no_answer_margin, r.first_logprob = c.logprob;
+  r.logprob_sum += c.logprob;
+  r.steps = step;
+  if (step == 1 && c.id == m.abstain && !forced) return r.abstained = true;
+  if (step > 1 && c.id == m.eot) return r.eot = true;
+  return false;
+}
+
+// Hands one emitted token's bytes to the sink; true when the caller cancels.
+bool emit(Outcome& r, const Sink& sink, const char* bytes, size_t len) {
+  if (sink.on_token && sink.on_token(sink.user, bytes, len)) return r.cancelled = true;
+  return false;
+}
+
+// Emits passage token i (its bytes in the window).
+bool emit_passage(Outcome& r, const Sink& sink, const DecodeView& v, uint32_t i) {
+  const size_t end = i + 1 < v.n_pass ? v.pass_off[i + 1] : v.passage_len;
+  return emit(r, sink, reinterpret_cast<const char*>(v.passage) + v.pass_off[i],
+              end - v.pass_off[i]);
+}
+
 // Top-k: a start position decoded instead of pick_start's choice, with its
 // step-1 log-probability (over the same allowed set, threshold applied).
 struct Forced {
@@ -104,38 +159,40 @@ struct Forced {
 };
 
 // Extractive greedy decoding (MODEL.md "Decoding"): the logits after ANS are
-// already in s->blk.xn (not read with `forced`: step 1 is given).
-Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, const Sink& sink,
+// already in s->blk.xn (not read with `forced`: step 1 is given). One token
+// per step: choose (pointer, end pointer, or the allowed ids' readout), stop
+// or take it, emit it, feed it.
+Outcome decode_extractive(amxqa_session* s, DecodeView& v, const Sink& sink,
                           const Forced* forced = nullptr) {
   Outcome r;
+  const bool pointer = s->pass_u != nullptr;
+  const bool end_pointer = pointer && s->model->end_pointer;
   for (uint32_t step = 1;; ++step) {
-    // A start-pointer model picks its first token as a position (pick_start
-    // sets the candidates); everything else picks ids from the allowed set.
-    const bool pointer_step = step == 1 && s->pass_u;
+    if (step > 1 && r.answer_tokens == v.max_answer_tokens) break;
     Choice c;
-    if (pointer_step && forced) {
-      c.id = s->pass_ids[forced->at];
-      c.logprob = forced->logprob;
-      s->cand[0] = forced->at;
-      r.n_cand = 1;
-    } else if (pointer_step) {
-      c = pick_start(s, np, &r.n_cand, s->no_answer_threshold);
-    } else if (step == 2 && s->pass_u && s->model->end_pointer) {
+    if (step == 1 && pointer) {  // the start is a position; pick_start sets the candidate
+      if (forced) {
+        c.id = v.pass_ids[forced->at];
+        c.logprob = forced->logprob;
+        v.cand[0] = forced->at;
+        r.n_cand = 1;
+      } else {
+        score_starts(s, v.n_pass);
+        c = pick_start(v, &r.n_cand, s->no_answer_threshold);
+      }
+    } else if (step == 2 && end_pointer) {
       // End pointer (MODEL.md "End pointer"): one decode step on t_start,
       // then the span's last position; the span is complete.
-      if (r.answer_tokens == s->opt.max_answer_tokens) break;
-      const uint32_t start = s->cand[0];
+      const uint32_t start = v.cand[0];
       decode_step(s, s->ans_ids[0]);
       uint32_t n_tokens = 0;
-      c = pick_end(s, np, start, &n_tokens);
-      r.logprob_sum += c.logprob;
-      r.steps = step;
+      c = pick_end(v, s->blk.xn, start, &n_tokens);
+      stops_on(r, *s->model, step, c, false);
       r.eot = true;
       for (uint32_t i = start + 1; i < start + n_tokens; ++i) {
-        s->ans_ids[r.answer_tokens++] = s->pass_ids[i];
-        if (sink.on_token && sink.on_token(sink.user, in.p + s->pass_off[i], pass_token_len(s, i, np, in.plen))) {
-          r.cancelled = true;
-          s->cand[0] = i;  // the span streamed so far ends here
+        s->ans_ids[r.answer_tokens++] = v.pass_ids[i];
+        if (emit_passage(r, sink, v, i)) {
+          v.cand[0] = i;  // the span streamed so far ends here
           break;
         }
       }
@@ -143,72 +200,40 @@ Outcome decode_extractive(amxqa_session* s, const Question& in, uint32_t np, con
     } else {
       size_t n_span = 0, na = 0;
       if (step == 1) {
-        na = allowed_first(s, np, &n_span);
+        na = allowed_first(v, &n_span);
       } else {
-        if (r.answer_tokens == s->opt.max_answer_tokens) break;
-        na = allowed_next(s, np, r.n_cand, &n_span);
+        na = allowed_next(v, r.n_cand, &n_span);
         if (n_span == 0) break;  // no passage token continues the span
         decode_step(s, s->ans_ids[r.answer_tokens - 1]);
       }
-      readout_rows(s, s->allowed, na, s->logits);
-      c = step == 1 ? pick_first(s->allowed, s->logits, na, s->no_answer_threshold)
-                    : pick_allowed(s->allowed, s->logits, na);
+      readout_rows(s, v.allowed, na, s->logits);
+      c = step == 1 ? pick_first(v.allowed, s->logits, na, s->no_answer_threshold)
+                    : pick_allowed(v.allowed, s->logits, na);
     }
-    if (step == 1) r.no_answer_margin = c.no_answer_margin, r.first_logprob = c.logprob;
-    r.logprob_sum += c.logprob;
-    r.steps = step;
-    if (step == 1 && c.id == s->model->abstain && !forced) {
-      r.abstained = true;
-      break;
-    }
-    if (step > 1 && c.id == s->model->eot) {
-      r.eot = true;
-      break;
-    }
-    if (!pointer_step)
-      r.n_cand = step == 1 ? candidates_first(s, np, c.id) : candidates_next(s, np, r.n_cand, c.id);
+    if (stops_on(r, *s->model, step, c, forced != nullptr)) break;
+    if (!(step == 1 && pointer))
+      r.n_cand = step == 1 ? candidates_first(v, c.id) : candidates_next(v, r.n_cand, c.id);
     s->ans_ids[r.answer_tokens++] = c.id;
-    if (sink.on_token) {
-      const uint32_t i = s->cand[0];
-      if (sink.on_token(sink.user, in.p + s->pass_off[i], pass_token_len(s, i, np, in.plen))) {
-        r.cancelled = true;
-        break;
-      }
-    }
+    if (emit_passage(r, sink, v, v.cand[0])) break;
   }
   return r;
 }
 
 // Free-mode greedy decoding: every unmasked id (ABSTAIN at step 1, EOT later).
-Outcome decode_free(amxqa_session* s, const Sink& sink) {
+Outcome decode_free(amxqa_session* s, const DecodeView& v, const Sink& sink) {
   Outcome r;
   for (uint32_t step = 1;; ++step) {
     if (step > 1) {
-      if (r.answer_tokens == s->opt.max_answer_tokens) break;
+      if (r.answer_tokens == v.max_answer_tokens) break;
       decode_step(s, s->ans_ids[r.answer_tokens - 1]);
     }
     readout_all(s, s->logits);
-    const Choice c = pick_free(s, s->logits, step, s->no_answer_threshold);
-    if (step == 1) r.no_answer_margin = c.no_answer_margin;
-    r.logprob_sum += c.logprob;
-    r.steps = step;
-    if (step == 1 && c.id == s->model->abstain) {
-      r.abstained = true;
-      break;
-    }
-    if (step > 1 && c.id == s->model->eot) {
-      r.eot = true;
-      break;
-    }
+    const Choice c = pick_free(v, s->logits, step, s->no_answer_threshold);
+    if (stops_on(r, *s->model, step, c, false)) break;
     s->ans_ids[r.answer_tokens++] = c.id;
-    if (sink.on_token) {
-      size_t len = 0;
-      const uint8_t* bytes = token_bytes(s->model->tok, c.id, &len);
-      if (sink.on_token(sink.user, reinterpret_cast<const char*>(bytes), len)) {
-        r.cancelled = true;
-        break;
-      }
-    }
+    size_t len = 0;
+    const uint8_t* bytes = token_bytes(s->model->tok, c.id, &len);
+    if (emit(r, sink, reinterpret_cast<const char*>(bytes), len)) break;
   }
   return r;
 }
@@ -323,8 +348,7 @@ amxqa_span span_of(const Span& sp, float score, uint32_t window, uint32_t tokens
 // prefill.
 Answered answer_window(amxqa_session* s, const Question& in, uint32_t nq, uint32_t n,
                        const Sink& sink, SpanList* list, uint64_t base, uint32_t window) {
-  s->passage = reinterpret_cast<const uint8_t*>(in.p);
-  s->passage_len = in.plen;
+  DecodeView v = decode_view(s, in, n);
   Answered a;
   a.window = window;
   const uint64_t t0 = now_ns();
@@ -332,12 +356,12 @@ Answered answer_window(amxqa_session* s, const Question& in, uint32_t nq, uint32
   const uint64_t t1 = now_ns();
   const bool more = list && list->cap > 1 && s->snap && s->opt.extractive;
   if (more) forward_save(s);
-  a.r = s->opt.extractive ? decode_extractive(s, in, n, sink) : decode_free(s, sink);
+  a.r = s->opt.extractive ? decode_extractive(s, v, sink) : decode_free(s, v, sink);
   // The product of the emitted steps' probabilities, step 1 under the
   // threshold (MODEL.md "No-answer decision").
   a.probability = static_cast<float>(std::exp(a.r.logprob_sum));
   if (s->opt.extractive && !a.r.abstained && a.r.answer_tokens > 0) {
-    a.span = candidate_span(s, in.p, in.plen, n, a.r.answer_tokens);
+    a.span = candidate_span(v, a.r.answer_tokens);
     a.span.begin += base;
     a.span.end += base;
   }
@@ -351,7 +375,7 @@ Answered answer_window(amxqa_session* s, const Question& in, uint32_t nq, uint32
       const uint32_t first = s->cand[0] + 1 - a.r.answer_tokens;
       uint32_t prev = first;
       for (size_t j = 1; j < list->cap; ++j) {
-        const uint32_t at = next_start(s, n, prev);
+        const uint32_t at = next_start(v, prev);
         if (at == n) break;
         prev = at;
         forward_restore(s);
@@ -359,8 +383,8 @@ Answered answer_window(amxqa_session* s, const Question& in, uint32_t nq, uint32
         f.at = at;
         f.logprob = static_cast<float>(double(s->pass_z[at]) - double(s->pass_z[first]) +
                                        double(a.r.first_logprob));
-        const Outcome o = decode_extractive(s, in, n, Sink{}, &f);
-        Span sp = candidate_span(s, in.p, in.plen, n, o.answer_tokens);
+        const Outcome o = decode_extractive(s, v, Sink{}, &f);
+        Span sp = candidate_span(v, o.answer_tokens);
         if (sp.begin == sp.end) continue;  // only white space: no answer to offer
         sp.begin += base;
         sp.end += base;

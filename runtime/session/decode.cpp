@@ -1,11 +1,10 @@
 // decode.cpp — see decode.h. The allowed list is de-duplicated with the
-// session's vocabulary bitmap, whose bits are cleared again right after use,
+// view's vocabulary bitmap, whose bits are cleared again right after use,
 // so a step costs O(candidates), never O(V).
 #include "session/decode.h"
 
 #include <cmath>
 
-#include "session/forward.h"
 
 namespace amxqa {
 
@@ -51,34 +50,38 @@ bool word_before(const uint8_t* p, size_t n, size_t at) {
   for (int k = 0; k < 3 && i > 0 && (p[i] & 0xC0) == 0x80; ++k) --i;
   return word_code_point(code_point_at(p, at, i));
 }
-bool word_after(const amxqa_session* s, size_t at) { return word_after(s->passage, s->passage_len, at); }
-bool word_before(const amxqa_session* s, size_t at) { return word_before(s->passage, s->passage_len, at); }
+bool word_after(const DecodeView& v, size_t at) { return word_after(v.passage, v.passage_len, at); }
+bool word_before(const DecodeView& v, size_t at) { return word_before(v.passage, v.passage_len, at); }
 
 // Under whole_words, may a span start at passage token i / end after token i?
 // A span edge is allowed unless it falls between two word characters.
-bool may_start(const amxqa_session* s, uint32_t i) {
-  if (!s->opt.whole_words) return true;
-  const size_t b = s->pass_off[i];
-  return !(word_before(s, b) && word_after(s, b));
+bool may_start(const DecodeView& v, uint32_t i) {
+  if (!v.whole_words) return true;
+  const size_t b = v.pass_off[i];
+  return !(word_before(v, b) && word_after(v, b));
 }
-bool may_end(const amxqa_session* s, uint32_t i, uint32_t n_pass) {
-  if (!s->opt.whole_words) return true;
-  const size_t e = i + 1 < n_pass ? s->pass_off[i + 1] : s->passage_len;
-  return !(word_before(s, e) && word_after(s, e));
+bool may_end(const DecodeView& v, uint32_t i) {
+  if (!v.whole_words) return true;
+  const size_t e = i + 1 < v.n_pass ? v.pass_off[i + 1] : v.passage_len;
+  return !(word_before(v, e) && word_after(v, e));
+}
+// May a span start at position i: a generatable id at a word start.
+bool start_ok(const DecodeView& v, uint32_t i) {
+  return token_generatable(v, v.pass_ids[i]) && may_start(v, i);
 }
 
-// Appends id to s->allowed[n] unless already there; returns the new count.
-size_t add_unique(amxqa_session* s, size_t n, uint32_t id) {
-  uint8_t& byte = s->seen[id >> 3];
+// Appends id to v.allowed[n] unless already there; returns the new count.
+size_t add_unique(DecodeView& v, size_t n, uint32_t id) {
+  uint8_t& byte = v.seen[id >> 3];
   const uint8_t bit = static_cast<uint8_t>(1u << (id & 7));
   if (byte & bit) return n;
   byte |= bit;
-  s->allowed[n] = id;
+  v.allowed[n] = id;
   return n + 1;
 }
 
-void clear_seen(amxqa_session* s, size_t n) {
-  for (size_t i = 0; i < n; ++i) s->seen[s->allowed[i] >> 3] = 0;
+void clear_seen(DecodeView& v, size_t n) {
+  for (size_t i = 0; i < n; ++i) v.seen[v.allowed[i] >> 3] = 0;
 }
 
 // The argmax over the allowed entries (ties: lower id) and its log-softmax
@@ -157,98 +160,90 @@ Choice decide_first(size_t n, size_t null_i, float tau, Logit logit, Id id_of, O
 
 }  // namespace
 
-bool token_generatable(const amxqa_session* s, uint32_t id) {
-  const amxqa_model& m = *s->model;
+bool token_generatable(const DecodeView& v, uint32_t id) {
+  const amxqa_model& m = *v.model;
   if (id >= m.vocab_size) return false;
   if (id == m.pad || id == m.bos || id == m.ans || id == m.eot || id == m.abstain) return false;
-  return !s->opt.use_vocab_mask || vocab_allowed(m, id);
+  return !v.use_vocab_mask || vocab_allowed(m, id);
 }
 
-size_t allowed_first(amxqa_session* s, uint32_t n_pass, size_t* n_span) {
+size_t allowed_first(DecodeView& v, size_t* n_span) {
   size_t n = 0;
-  for (uint32_t i = 0; i < n_pass; ++i)
-    if (token_generatable(s, s->pass_ids[i]) && may_start(s, i)) n = add_unique(s, n, s->pass_ids[i]);
-  clear_seen(s, n);
+  for (uint32_t i = 0; i < v.n_pass; ++i)
+    if (start_ok(v, i)) n = add_unique(v, n, v.pass_ids[i]);
+  clear_seen(v, n);
   *n_span = n;
-  s->allowed[n++] = s->model->abstain;
+  v.allowed[n++] = v.model->abstain;
   return n;
 }
 
-size_t allowed_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, size_t* n_span) {
+size_t allowed_next(DecodeView& v, uint32_t n_cand, size_t* n_span) {
   size_t n = 0;
   bool can_end = false;
   for (uint32_t c = 0; c < n_cand; ++c) {
-    const uint32_t i = s->cand[c] + 1;
-    if (i < n_pass && token_generatable(s, s->pass_ids[i])) n = add_unique(s, n, s->pass_ids[i]);
-    can_end = can_end || may_end(s, s->cand[c], n_pass);
+    const uint32_t i = v.cand[c] + 1;
+    if (i < v.n_pass && token_generatable(v, v.pass_ids[i])) n = add_unique(v, n, v.pass_ids[i]);
+    can_end = can_end || may_end(v, v.cand[c]);
   }
-  clear_seen(s, n);
+  clear_seen(v, n);
   *n_span = n;
   // No continuation at all stops decoding whatever EOT's status (answer.cpp).
-  if (can_end) s->allowed[n++] = s->model->eot;
+  if (can_end) v.allowed[n++] = v.model->eot;
   return n;
 }
 
-Choice pick_start(amxqa_session* s, uint32_t n_pass, uint32_t* n_cand, float tau) {
-  const size_t d = s->dim.d;
-  const float* h = s->blk.xn;
-  float* z = s->pass_z;  // [0, n_pass): positions, [n_pass]: ABSTAIN
-  readout_rows(s, s->pass_ids, n_pass, z);
-  s->kernels->dot_rows(s->pass_u, d, n_pass, h, d, z);  // z[i] += pass_u[i] · h, same bits on every ISA
-  const uint32_t abstain = s->model->abstain;
-  readout_rows(s, &abstain, 1, z + n_pass);
+Choice pick_start(DecodeView& v, uint32_t* n_cand, float tau) {
+  const uint32_t n_pass = v.n_pass;
+  const float* z = v.pass_z;  // [0, n_pass): positions, [n_pass]: ABSTAIN
   // Index order breaks ties: the earlier position first.
   Choice c = decide_first(
       size_t(n_pass) + 1, n_pass, tau, [&](size_t i) { return z[i]; },
-      [](size_t i) { return uint32_t(i); },
-      [&](size_t i) { return token_generatable(s, s->pass_ids[i]) && may_start(s, uint32_t(i)); });
+      [](size_t i) { return uint32_t(i); }, [&](size_t i) { return start_ok(v, uint32_t(i)); });
   const uint32_t at = c.id;
-  c.id = at == n_pass ? abstain : s->pass_ids[at];
-  s->cand[0] = at;
+  c.id = at == n_pass ? v.model->abstain : v.pass_ids[at];
+  v.cand[0] = at;
   *n_cand = at == n_pass ? 0 : 1;
   return c;
 }
 
-Choice pick_end(amxqa_session* s, uint32_t n_pass, uint32_t start, uint32_t* n_tokens) {
-  const size_t d = s->dim.d;
-  const float* g = s->blk.xn;
+Choice pick_end(DecodeView& v, const float* xn, uint32_t start, uint32_t* n_tokens) {
+  const size_t d = v.d;
   // Reachable ends: the id rule's continuations (generatable tokens), at most
-  // max_answer_tokens in all; their scores go into s->logits (V >= 261 floats).
+  // max_answer_tokens in all; their scores go into v.scores (V >= 261 floats).
   uint32_t hi = start + 1;
-  const uint32_t cap = s->opt.max_answer_tokens < s->dim.V ? s->opt.max_answer_tokens : s->dim.V;
-  while (hi < n_pass && hi - start < cap && token_generatable(s, s->pass_ids[hi])) ++hi;
-  float* z = s->logits;
+  const uint32_t cap = v.max_answer_tokens < v.V ? v.max_answer_tokens : v.V;
+  while (hi < v.n_pass && hi - start < cap && token_generatable(v, v.pass_ids[hi])) ++hi;
+  float* z = v.scores;
   for (uint32_t j = start; j < hi; ++j) z[j - start] = 0.f;
-  s->kernels->dot_rows(s->pass_u + size_t(start) * d, d, hi - start, g, d, z);
+  v.kernels->dot_rows(v.pass_u + size_t(start) * d, d, hi - start, xn, d, z);
   Choice c = argmax_logprob(
       hi - start, [&](size_t i) { return z[i]; }, [](size_t i) { return uint32_t(i); },
-      [&](size_t i) { return may_end(s, start + uint32_t(i), n_pass); });
+      [&](size_t i) { return may_end(v, start + uint32_t(i)); });
   // No allowed end (nothing ends a word in reach): the span runs to the last
   // reachable token, as the id rule does when EOT is never allowed.
   bool any = false;
-  for (uint32_t j = start; j < hi && !any; ++j) any = may_end(s, j, n_pass);
+  for (uint32_t j = start; j < hi && !any; ++j) any = may_end(v, j);
   const uint32_t end = any ? start + c.id : hi - 1;
   if (!any) c.logprob = 0.f;
-  c.id = s->pass_ids[end];
-  s->cand[0] = end;
+  c.id = v.pass_ids[end];
+  v.cand[0] = end;
   *n_tokens = end - start + 1;
   return c;
 }
 
-uint32_t next_start(const amxqa_session* s, uint32_t n_pass, uint32_t prev) {
-  const float* z = s->pass_z;
+uint32_t next_start(const DecodeView& v, uint32_t prev) {
+  const float* z = v.pass_z;
   const float zp = z[prev];
-  uint32_t best = n_pass;
-  for (uint32_t i = 0; i < n_pass; ++i) {
+  uint32_t best = v.n_pass;
+  for (uint32_t i = 0; i < v.n_pass; ++i) {
     const float zi = z[i];
     // Strictly after prev in (score descending, position ascending) order.
     if (i == prev || std::isnan(zi) || zi > zp || (zi == zp && i < prev)) continue;
-    if (best != n_pass && !(zi > z[best])) continue;  // ties keep the earlier position
-    if (token_generatable(s, s->pass_ids[i]) && may_start(s, i)) best = i;
+    if (best != v.n_pass && !(zi > z[best])) continue;  // ties keep the earlier position
+    if (start_ok(v, i)) best = i;
   }
   return best;
 }
-
 bool window_edge_ok(const uint8_t* p, size_t n, size_t at) {
   if (at > 0 && at < n && (p[at] & 0xC0) == 0x80) return false;
   return !(word_before(p, n, at) && word_after(p, n, at));
@@ -266,40 +261,41 @@ Choice pick_first(const uint32_t* ids, const float* logits, size_t n, float tau)
       [](size_t) { return true; });
 }
 
-Choice pick_free(const amxqa_session* s, const float* logits, uint32_t step, float tau) {
-  const uint32_t terminal = step == 1 ? s->model->abstain : s->model->eot;
+Choice pick_free(const DecodeView& v, const float* logits, uint32_t step, float tau) {
+  const uint32_t terminal = step == 1 ? v.model->abstain : v.model->eot;
   if (step == 1)
     return decide_first(
-        s->dim.V, terminal, tau, [&](size_t i) { return logits[i]; },
-        [](size_t i) { return uint32_t(i); }, [&](size_t i) { return token_generatable(s, uint32_t(i)); });
+        v.V, terminal, tau, [&](size_t i) { return logits[i]; },
+        [](size_t i) { return uint32_t(i); }, [&](size_t i) { return token_generatable(v, uint32_t(i)); });
   return argmax_logprob(
-      s->dim.V, [&](size_t i) { return logits[i]; }, [](size_t i) { return uint32_t(i); },
-      [&](size_t i) { return i == terminal || token_generatable(s, uint32_t(i)); });
+      v.V, [&](size_t i) { return logits[i]; }, [](size_t i) { return uint32_t(i); },
+      [&](size_t i) { return i == terminal || token_generatable(v, uint32_t(i)); });
 }
 
-uint32_t candidates_first(amxqa_session* s, uint32_t n_pass, uint32_t id) {
+uint32_t candidates_first(DecodeView& v, uint32_t id) {
   uint32_t n = 0;
-  for (uint32_t i = 0; i < n_pass; ++i)
-    if (s->pass_ids[i] == id && may_start(s, i)) s->cand[n++] = i;
+  for (uint32_t i = 0; i < v.n_pass; ++i)
+    if (v.pass_ids[i] == id && may_start(v, i)) v.cand[n++] = i;
   return n;
 }
 
-uint32_t candidates_next(amxqa_session* s, uint32_t n_pass, uint32_t n_cand, uint32_t id) {
+uint32_t candidates_next(DecodeView& v, uint32_t n_cand, uint32_t id) {
   uint32_t n = 0;
   for (uint32_t c = 0; c < n_cand; ++c) {
-    const uint32_t i = s->cand[c] + 1;
-    if (i < n_pass && s->pass_ids[i] == id) s->cand[n++] = i;
+    const uint32_t i = v.cand[c] + 1;
+    if (i < v.n_pass && v.pass_ids[i] == id) v.cand[n++] = i;
   }
   return n;
 }
 
-Span candidate_span(const amxqa_session* s, const char* passage, size_t plen, uint32_t n_pass,
-                    uint32_t n_tokens) {
+Span candidate_span(const DecodeView& v, uint32_t n_tokens) {
+  const char* passage = reinterpret_cast<const char*>(v.passage);
+  const size_t plen = v.passage_len;
   Span sp;
-  const uint32_t last = s->cand[0];  // candidates stay ascending: cand[0] is the earliest
+  const uint32_t last = v.cand[0];  // candidates stay ascending: cand[0] is the earliest
   const uint32_t first = last + 1 - n_tokens;
-  sp.begin = s->pass_off[first];
-  sp.end = last + 1 < n_pass ? s->pass_off[last + 1] : plen;
+  sp.begin = v.pass_off[first];
+  sp.end = last + 1 < v.n_pass ? v.pass_off[last + 1] : plen;
   // Byte-level tokens may split a UTF-8 character; a span never does: its
   // edges widen to whole characters (at most 3 bytes each way), so answers
   // are valid UTF-8 wherever the passage is.

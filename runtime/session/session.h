@@ -79,8 +79,6 @@ struct amxqa_session {
   // Per passage token (16 bytes each).
   uint32_t* pass_ids;     // max_passage_tokens
   uint32_t* pass_off;     // byte offset of each passage token
-  const uint8_t* passage; // the caller's passage during one answer call (whole-words rule)
-  size_t passage_len;
   uint32_t* cand;         // candidate end positions of the current span
   // Start-pointer models only (MODEL.md "Start pointer"), else null:
   float* pass_u;          // max_passage_tokens × d: RMSNorm(x_L; final_norm) of each passage token

@@ -21,6 +21,7 @@
 
 #include "kernels/kernels.h"
 #include "kernels/kernels_avx512_paths.h"
+#include "kernels/training/sgemm_bf16.h"
 
 using namespace amxqa;
 

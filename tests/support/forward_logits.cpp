@@ -1,5 +1,5 @@
 // forward_logits.cpp — see forward_logits.h. Uses the runtime's private
-// forward-pass entry points (session/forward.h) through amxqa_internal.
+// forward-pass entry points (session/forward.h) through amxqa_internal_session.
 #include "support/forward_logits.h"
 
 #include "session/forward.h"

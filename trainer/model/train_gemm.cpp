@@ -3,7 +3,7 @@
 // chosen once, or its bf16 variant when the stage computes in bf16.
 #include <cstring>
 
-#include "kernels/kernels_avx512_paths.h"
+#include "kernels/training/sgemm_bf16.h"
 #include "model/train_impl.h"
 
 namespace amxqa::train {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "amxqa.h"
 #include "report/model_card.h"
 #include "report/metrics_plot.h"
 #include "report/rounds_svg.h"
@@ -158,13 +159,17 @@ void stage_eval(RunContext& ctx) {
   card.data_digests = make_model_spec(ctx, model, state, tok.data, mask, {}, "").provenance.data_digests;
   for (const RoundRow& r : read_rounds(ctx.out(kRoundsFile)))
     card.rounds.push_back({r.round, r.name, r.em, r.f1, r.stop_rate, r.over_refusal, r.abstention, r.tokens, r.wall_s});
-  char buf[512];
+  // The answer time names the CPU and ISA it was measured on, not "here".
+  amxqa_cpu_info cpu = amxqa_cpu_info_init();
+  amxqa_cpu_query(&cpu);
+  char buf[768];
   std::snprintf(buf, sizeof buf,
                 "**EM %.2f / F1 %.2f** on %zu dev questions; over-refusal %.1f%%; abstention on %zu made-up "
                 "unanswerable pairs %.1f%%; stop-on-EOT (free mode) %.1f%%; extractive answers ending on EOT "
-                "%.1f%%; %.1f ms per answer on this machine.",
+                "%.1f%%; %.1f ms per answer on one core of %s (%s).",
                 e.em, e.f1, e.n, e.over_refusal, e.n_unanswerable, e.abstention, e.stop_rate, e.eot_share,
-                e.ms_per_answer);
+                e.ms_per_answer, cpu.model_name[0] ? cpu.model_name : "an unnamed CPU",
+                amxqa_isa_name(cpu.best));
   card.final_scores = buf;
   {  // The calibrate stage's section and its reliability plot (stage_calibrate.cpp).
     std::ifstream cal(ctx.out(kCalibrationCardFile), std::ios::binary);
