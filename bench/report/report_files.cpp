@@ -415,13 +415,8 @@ std::string render_svg(const Report& rep) {
   section("Compute ceilings (one core)", peaks, "#d8863b", false);
   section("Read bandwidth by buffer size (one core)", bws, "#4caf50", false);
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(W) +
-                    "\" height=\"" + std::to_string(y) +
-                    "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">amxqa-bench " +
-         eval::svg_escape(s.cpu) + " (" + eval::svg_escape(s.backend) + ")</text>\n";
-  return svg + body + "</svg>\n";
+  return eval::svg_open(W, y, 10, 15, "amxqa-bench " + s.cpu + " (" + s.backend + ")", " font-weight=\"bold\"") + body +
+         "</svg>\n";
 }
 
 bool write_report_files(const std::string& dir, const Json& gbench_doc, const Report& r,

@@ -31,9 +31,7 @@ std::string render_svg(const PlotData& d, const std::string& title) {
   const double pw = W - left - right;
   auto X = [&](double x) { return left + (x - xmin) / (xmax - xmin) * pw; };
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg_num(W) + "\" height=\"" + svg_num(H) +
-                    "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += "<text x=\"" + svg_num(left) + "\" y=\"24\" font-size=\"16\">" + svg_escape(title) + "</text>\n";
+  std::string svg = svg_open(W, H, left, 16, title);
   for (size_t pi = 0; pi < d.panels.size(); ++pi) {
     const PlotPanel& p = d.panels[pi];
     const double y0 = top + pi * (PH + gap);
@@ -54,9 +52,7 @@ std::string render_svg(const PlotData& d, const std::string& title) {
            "\" fill=\"none\" stroke=\"#444\"/>\n";
     for (int t = 0; t <= 4; ++t) {
       double yv = ymin + (ymax - ymin) * t / 4, yy = Y(yv);
-      svg += "<line x1=\"" + svg_num(left) + "\" x2=\"" + svg_num(left + pw) + "\" y1=\"" + svg_num(yy) + "\" y2=\"" + svg_num(yy) +
-             "\" stroke=\"#eee\"/>\n<text x=\"" + svg_num(left - 6) + "\" y=\"" + svg_num(yy + 4) +
-             "\" text-anchor=\"end\">" + tick_label(yv) + "</text>\n";
+      svg += svg_gridline(left, left + pw, yy, tick_label(yv));
       double xv = xmin + (xmax - xmin) * t / 4;
       svg += "<text x=\"" + svg_num(X(xv)) + "\" y=\"" + svg_num(y0 + PH + 16) + "\" text-anchor=\"middle\">" +
              tick_label(xv) + "</text>\n";

@@ -35,15 +35,11 @@ std::string render_reliability_svg(const std::vector<ReliabilityBin>& bins, cons
   const double W = left + pw + right, H = top + ph + bottom;
   auto X = [&](double v) { return left + v * pw; };
   auto Y = [&](double v) { return top + ph - v * ph; };
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + eval::svg_num(W) + "\" height=\"" + eval::svg_num(H) +
-                    "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
-                    "fill=\"white\"/>\n";
-  svg += "<text x=\"" + eval::svg_num(left) + "\" y=\"24\" font-size=\"15\">" + eval::svg_escape(title) + "</text>\n";
+  std::string svg = eval::svg_open(W, H, left, 15, title);
   for (int t = 0; t <= 4; ++t) {
     const double v = t / 4.0;
-    svg += "<line x1=\"" + eval::svg_num(left) + "\" x2=\"" + eval::svg_num(left + pw) + "\" y1=\"" + eval::svg_num(Y(v)) + "\" y2=\"" +
-           eval::svg_num(Y(v)) + "\" stroke=\"#eee\"/>\n<text x=\"" + eval::svg_num(left - 6) + "\" y=\"" + eval::svg_num(Y(v) + 4) +
-           "\" text-anchor=\"end\">" + std::to_string(25 * t) + "%</text>\n<text x=\"" + eval::svg_num(X(v)) + "\" y=\"" +
+    svg += eval::svg_gridline(left, left + pw, Y(v), std::to_string(25 * t) + "%");
+    svg += "<text x=\"" + eval::svg_num(X(v)) + "\" y=\"" +
            eval::svg_num(top + ph + 16) + "\" text-anchor=\"middle\">" + std::to_string(25 * t) + "%</text>\n";
   }
   for (const ReliabilityBin& b : bins) {

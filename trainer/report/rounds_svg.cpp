@@ -28,14 +28,9 @@ std::string render_rounds_svg(const std::vector<CardRound>& rounds, const std::s
   const double W = left + pw + right, H = top + ph + bottom;
   auto Y = [&](double pct) { return top + ph - std::clamp(pct, 0.0, 100.0) / 100.0 * ph; };
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + eval::svg_num(W) + "\" height=\"" + eval::svg_num(H) +
-                    "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
-                    "fill=\"white\"/>\n";
-  svg += "<text x=\"" + eval::svg_num(left) + "\" y=\"24\" font-size=\"16\">" + eval::svg_escape(title) + "</text>\n";
+  std::string svg = eval::svg_open(W, H, left, 16, title);
   for (int t = 0; t <= 100; t += 25) {
-    svg += "<line x1=\"" + eval::svg_num(left) + "\" x2=\"" + eval::svg_num(left + pw) + "\" y1=\"" + eval::svg_num(Y(t)) + "\" y2=\"" +
-           eval::svg_num(Y(t)) + "\" stroke=\"#eee\"/>\n<text x=\"" + eval::svg_num(left - 6) + "\" y=\"" + eval::svg_num(Y(t) + 4) +
-           "\" text-anchor=\"end\">" + std::to_string(t) + "%</text>\n";
+    svg += eval::svg_gridline(left, left + pw, Y(t), std::to_string(t) + "%");
   }
   svg += "<rect x=\"" + eval::svg_num(left) + "\" y=\"" + eval::svg_num(top) + "\" width=\"" + eval::svg_num(pw) + "\" height=\"" + eval::svg_num(ph) +
          "\" fill=\"none\" stroke=\"#444\"/>\n";
