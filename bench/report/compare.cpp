@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "report/json_file.h"
 
 namespace amxqa::bench {
@@ -45,21 +46,32 @@ struct Line {
 }  // namespace
 
 int compare_main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: amxqa-bench compare A.json B.json\n");
-    return 2;
+  static const char* kUsage = "usage: amxqa-bench compare A.json B.json\n";
+  std::string paths[2], error;
+  command_line::App app("amxqa-bench compare");
+  app.add_option("a", paths[0])->required();
+  app.add_option("b", paths[1])->required();
+  switch (app.parse_args(argc, argv, 0, &error)) {
+    case command_line::Parsed::kHelp:
+      std::printf("%s", kUsage);
+      return 0;
+    case command_line::Parsed::kError:
+      std::fprintf(stderr, "amxqa-bench compare: %s\n%s", error.c_str(), kUsage);
+      return 2;
+    case command_line::Parsed::kRun:
+      break;
   }
   Json docs[2];
   for (int i = 0; i < 2; ++i) {
     try {
-      docs[i] = read_json_file(argv[i]);
+      docs[i] = read_json_file(paths[i]);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "amxqa-bench compare: %s: %s\n", argv[i], e.what());
+      std::fprintf(stderr, "amxqa-bench compare: %s: %s\n", paths[i].c_str(), e.what());
       return 2;
     }
     const Json* s = member(docs[i], "summary");
     if (!s || !s->is_object()) {
-      std::fprintf(stderr, "amxqa-bench compare: %s has no \"summary\" object\n", argv[i]);
+      std::fprintf(stderr, "amxqa-bench compare: %s has no \"summary\" object\n", paths[i].c_str());
       return 2;
     }
   }
@@ -95,7 +107,7 @@ int compare_main(int argc, char** argv) {
     wa = std::max(wa, cell(l.a).size());
     wb = std::max(wb, cell(l.b).size());
   }
-  std::printf("A: %s\nB: %s\n\n", argv[0], argv[1]);
+  std::printf("A: %s\nB: %s\n\n", paths[0].c_str(), paths[1].c_str());
   std::printf("%-*s  %*s  %*s  %8s\n", int(wk), "key", int(wa), "A", int(wb), "B", "B/A");
   for (const Line& l : lines)
     std::printf("%-*s  %*s  %*s  %8s\n", int(wk), l.key.c_str(), int(wa), cell(l.a).c_str(),

@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <stdexcept>
 
+#include "command_line.h"
 #include "report/json_file.h"
 #include "report/rooflines.h"
 #include "svg_text.h"
@@ -451,23 +452,20 @@ bool write_report_files(const std::string& dir, const Json& gbench_doc, const Re
 }
 
 int report_main(int argc, char** argv) {
-  std::string in, out_dir;
-  for (int i = 0; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--out-dir" && i + 1 < argc) {
-      out_dir = argv[++i];
-    } else if (a.rfind("--out-dir=", 0) == 0) {
-      out_dir = a.substr(10);
-    } else if (in.empty() && a.rfind("--", 0) != 0) {
-      in = a;
-    } else {
-      in.clear();
+  static const char* kUsage = "usage: amxqa-bench report FILE.gbench.json [--out-dir DIR]\n";
+  std::string in, out_dir, error;
+  command_line::App app("amxqa-bench report");
+  app.add_option("file", in)->required();
+  app.add_option("--out-dir", out_dir);
+  switch (app.parse_args(argc, argv, 0, &error)) {
+    case command_line::Parsed::kHelp:
+      std::printf("%s", kUsage);
+      return 0;
+    case command_line::Parsed::kError:
+      std::fprintf(stderr, "amxqa-bench report: %s\n%s", error.c_str(), kUsage);
+      return 2;
+    case command_line::Parsed::kRun:
       break;
-    }
-  }
-  if (in.empty()) {
-    std::fprintf(stderr, "usage: amxqa-bench report FILE.gbench.json [--out-dir DIR]\n");
-    return 2;
   }
   if (out_dir.empty()) {
     const size_t slash = in.rfind('/');
@@ -477,7 +475,6 @@ int report_main(int argc, char** argv) {
     const Json doc = read_json_file(in);
     const Report r = read_report(doc);
     std::vector<std::string> written;
-    std::string error;
     if (!write_report_files(out_dir, doc, r, &written, &error)) {
       std::fprintf(stderr, "amxqa-bench report: %s\n", error.c_str());
       return 1;
