@@ -1,7 +1,9 @@
-// kernels_avx2.cpp — the AVX2 + FMA table ("avx2_fma"): fast f32 and plain
-// bf16 matvec / matmul / rows_dot and a blocked sgemm (6×16 ymm micro-kernel,
-// 12 accumulators, under gemm_blocking.h). vnni layouts and i8 weights fall
-// back to the scalar table: AVX2 machines ship plain f32/bf16 models.
+// kernels_avx2.cpp — the AVX2 + FMA table ("avx2_fma"): fast f32, plain bf16
+// and vnni2 bf16 matvec / matmul / rows_dot and a blocked sgemm (6×16 ymm
+// micro-kernel, 12 accumulators, under gemm_blocking.h). bf16 weights are
+// widened to f32 (exact) and multiplied by f32 activations, so the vnni2
+// layout that AMX exports costs AVX2 only its packing. i8 weights fall back to
+// the scalar table.
 #include <immintrin.h>
 
 #include <cmath>
@@ -119,6 +121,30 @@ struct PackBBf16 {
   }
 };
 
+// vnni2 bf16 weights ([cols/2][rows][2]) as op(B) columns, widened to f32.
+// One u32 holds a row's (even, odd) column pair, and 8 consecutive rows' pairs
+// are contiguous: their low halves are column 2q, their high halves 2q+1.
+struct PackBBf16Vnni2 {
+  const WeightView* w;
+  void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
+    const uint32_t* d = static_cast<const uint32_t*>(w->data);  // pair (q, r) at q*rows + r
+    const __m256i hi_mask = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+      const size_t nr = nc - jr < kNR ? nc - jr : kNR;
+      const __m256i m[2] = {lanes8(nr), lanes8(nr > 8 ? nr - 8 : 0)};
+      // p0 is a multiple of kKC (even) and vnni2 cols are even, so kc is even.
+      for (size_t p = 0; p < kc; p += 2) {
+        const uint32_t* pairs = d + ((p0 + p) / 2) * w->rows + j0 + jr;
+        for (int h = 0; h < 2; ++h) {
+          const __m256i u = _mm256_maskload_epi32(reinterpret_cast<const int*>(pairs + 8 * h), m[h]);
+          _mm256_store_ps(dst + p * kNR + 8 * h, _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)));
+          _mm256_store_ps(dst + (p + 1) * kNR + 8 * h, _mm256_castsi256_ps(_mm256_and_si256(u, hi_mask)));
+        }
+      }
+    }
+  }
+};
+
 template <class PackB>
 struct F32Gemm {
   static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
@@ -182,18 +208,93 @@ float dot_bf16(const uint16_t* row, const float* x, size_t n) {
   return acc;
 }
 
-// Plain f32 / bf16 are handled here; everything else goes to the oracle.
+// The column pairs q0..q0+7 of row r of a vnni2 matrix (8 gathered u32),
+// split into the even and odd columns' widened weights.
+inline void vnni2_row_pairs(const uint32_t* d, size_t rows, size_t r, size_t q0, __m256* even,
+                            __m256* odd) {
+  const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                         _mm256_set1_epi32(static_cast<int>(rows)));
+  const __m256i u = _mm256_i32gather_epi32(reinterpret_cast<const int*>(d + q0 * rows + r), idx, 4);
+  *even = _mm256_castsi256_ps(_mm256_slli_epi32(u, 16));
+  *odd = _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+}
+
+// x[2q0 .. 2q0+15] split into its even and odd elements, in q order.
+inline void deinterleave(const float* x, __m256* even, __m256* odd) {
+  const __m256 a = _mm256_loadu_ps(x), b = _mm256_loadu_ps(x + 8);
+  // shuffle gives [a0 a2 b0 b2 | a4 a6 b4 b6]; the 64-bit permute restores q order.
+  *even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8));
+  *odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8));
+}
+
+// Row r of a vnni2 matrix · x (the readout's selected rows).
+float dot_bf16_vnni2(const WeightView& w, size_t r, const float* x) {
+  const uint32_t* d = static_cast<const uint32_t*>(w.data);
+  const size_t pairs = w.cols / 2;
+  __m256 acc = _mm256_setzero_ps();
+  size_t q = 0;
+  for (; q + 8 <= pairs; q += 8) {
+    __m256 we, wo, xe, xo;
+    vnni2_row_pairs(d, w.rows, r, q, &we, &wo);
+    deinterleave(x + 2 * q, &xe, &xo);
+    acc = _mm256_fmadd_ps(we, xe, _mm256_fmadd_ps(wo, xo, acc));
+  }
+  float sum = hsum(acc);
+  const uint16_t* h = static_cast<const uint16_t*>(w.data);
+  for (; q < pairs; ++q)
+    sum += bf16_bits_to_f32(h[(q * w.rows + r) * 2]) * x[2 * q] +
+           bf16_bits_to_f32(h[(q * w.rows + r) * 2 + 1]) * x[2 * q + 1];
+  return sum;
+}
+
+// y = W x for vnni2 W: lanes over rows, whose pairs are contiguous; 32 rows
+// (four independent accumulators, one 128-byte run per pair) at a time, then
+// 8-row groups for the rest.
+void matvec_bf16_vnni2(const WeightView& w, const float* x, float* y) {
+  const uint32_t* d = static_cast<const uint32_t*>(w.data);
+  const __m256i hi_mask = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+  const size_t pairs = w.cols / 2;
+  auto even = [](__m256i u) { return _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)); };
+  auto odd = [&](__m256i u) { return _mm256_castsi256_ps(_mm256_and_si256(u, hi_mask)); };
+  size_t r = 0;
+  for (; r + 32 <= w.rows; r += 32) {
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (size_t q = 0; q < pairs; ++q) {
+      const __m256 xe = _mm256_set1_ps(x[2 * q]), xo = _mm256_set1_ps(x[2 * q + 1]);
+      const __m256i* src = reinterpret_cast<const __m256i*>(d + q * w.rows + r);
+      for (int g = 0; g < 4; ++g) {
+        const __m256i u = _mm256_loadu_si256(src + g);
+        acc[g] = _mm256_fmadd_ps(odd(u), xo, _mm256_fmadd_ps(even(u), xe, acc[g]));
+      }
+    }
+    for (int g = 0; g < 4; ++g) _mm256_storeu_ps(y + r + 8 * g, acc[g]);
+  }
+  for (; r < w.rows; r += 8) {
+    const __m256i m = lanes8(w.rows - r);
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t q = 0; q < pairs; ++q) {
+      const __m256i u = _mm256_maskload_epi32(reinterpret_cast<const int*>(d + q * w.rows + r), m);
+      acc = _mm256_fmadd_ps(odd(u), _mm256_set1_ps(x[2 * q + 1]), _mm256_fmadd_ps(even(u), _mm256_set1_ps(x[2 * q]), acc));
+    }
+    _mm256_maskstore_ps(y + r, m, acc);
+  }
+}
+
+// f32, plain bf16 and vnni2 bf16 are handled here; i8 goes to the oracle.
 bool is_fast(const WeightView& w) {
+  if (w.dtype == DType::bf16 && w.layout == Layout::vnni2) return w.cols % 2 == 0;
   return w.layout == Layout::plain && (w.dtype == DType::f32 || w.dtype == DType::bf16);
 }
 
 float row_dot(const WeightView& w, size_t r, const float* x) {
   if (w.dtype == DType::f32) return dot_f32(static_cast<const float*>(w.data) + r * w.cols, x, w.cols);
+  if (w.layout == Layout::vnni2) return dot_bf16_vnni2(w, r, x);
   return dot_bf16(static_cast<const uint16_t*>(w.data) + r * w.cols, x, w.cols);
 }
 
 void matvec_avx2(const WeightView& w, const float* x, float* y) {
   if (!is_fast(w)) return kernels_scalar().matvec(w, x, y);
+  if (w.layout == Layout::vnni2) return matvec_bf16_vnni2(w, x, y);
   for (size_t r = 0; r < w.rows; ++r) y[r] = row_dot(w, r, x);
 }
 
@@ -301,6 +402,10 @@ void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, floa
   if (w.dtype == DType::f32)
     return sgemm_avx2(false, true, m, w.rows, w.cols, 1.0f, X, ldx,
                       static_cast<const float*>(w.data), w.cols, 0.0f, Y, ldy);
+  if (w.layout == Layout::vnni2) {
+    const F32Gemm<PackBBf16Vnni2> g{{X, ldx, false}, {&w}};
+    return gemm_blocked(g, m, w.rows, w.cols, 1.0f, 0.0f, Y, ldy);
+  }
   const F32Gemm<PackBBf16> g{{X, ldx, false}, {&w}};
   gemm_blocked(g, m, w.rows, w.cols, 1.0f, 0.0f, Y, ldy);
 }
