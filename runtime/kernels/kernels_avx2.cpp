@@ -102,20 +102,54 @@ struct PackBF32 {
   }
 };
 
-// Plain bf16 weight rows as op(B) columns, widened to f32.
+// 8 bf16 → 8 f32 (exact).
+inline __m256 widen_bf16(__m128i v) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+}
+
+// In-place transpose of an 8×8 f32 block held as 8 ymm rows.
+inline void transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xee);
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+  }
+}
+
+// Plain bf16 weight rows as op(B) columns, widened to f32. Weights are
+// re-packed for every 64-token block, so the packer is vector code too:
+// 8 rows × 8 columns are widened and transposed at a time.
 struct PackBBf16 {
   const WeightView* w;
   void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
     const uint16_t* d = static_cast<const uint16_t*>(w->data);
     for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
       const size_t nr = nc - jr < kNR ? nc - jr : kNR;
-      for (size_t j = 0; j < kNR; ++j) {
-        if (j >= nr) {
-          for (size_t p = 0; p < kc; ++p) dst[p * kNR + j] = 0.0f;
-          continue;
+      size_t p = 0;
+      for (; p + 8 <= kc; p += 8) {
+        for (size_t h = 0; h < kNR; h += 8) {
+          __m256 r[8];
+          for (size_t j = 0; j < 8; ++j)
+            r[j] = h + j < nr ? widen_bf16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                                    d + (j0 + jr + h + j) * w->cols + p0 + p)))
+                              : _mm256_setzero_ps();
+          transpose8(r);
+          for (size_t i = 0; i < 8; ++i) _mm256_store_ps(dst + (p + i) * kNR + h, r[i]);
         }
+      }
+      for (size_t j = 0; j < kNR; ++j) {
         const uint16_t* row = d + (j0 + jr + j) * w->cols + p0;
-        for (size_t p = 0; p < kc; ++p) dst[p * kNR + j] = bf16_bits_to_f32(row[p]);
+        for (size_t q = p; q < kc; ++q) dst[q * kNR + j] = j < nr ? bf16_bits_to_f32(row[q]) : 0.0f;
       }
     }
   }
@@ -178,9 +212,6 @@ inline float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-inline __m256 widen_bf16(__m128i v) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
-}
 
 float dot_f32(const float* row, const float* x, size_t n) {
   __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
