@@ -45,7 +45,27 @@ double forward_flops(const ArchConfig& a) {
   return per_token * n + attention + 2 * d * readout_rows * n;
 }
 
+void train_step_reference(benchmark::State& state);
+
 void BM_train_step_reference(benchmark::State& state) {
+  train_step_reference(state);
+}
+
+// The same step in the trainer's bf16 compute mode on AMX tiles (operands
+// rounded to bf16, f32 accumulation and master weights).
+void BM_train_step_reference_amx(benchmark::State& state) {
+  if (!train::set_bf16_compute(true) || !train::bf16_compute_on_tiles()) {
+    train::set_bf16_compute(false);
+    state.SkipWithError("architecture unsupported");
+    return;
+  }
+  train_step_reference(state);
+  train::set_bf16_compute(false);
+  state.counters["weight_bits"] = 16;
+  state.SetLabel("amx_bf16 tiles");
+}
+
+void train_step_reference(benchmark::State& state) {
   const ArchConfig arch = make_random_model("reference", 1).arch;
   train::TrainModel model(arch, 1);
   std::vector<uint32_t> tokens{kBos};
@@ -89,6 +109,7 @@ void BM_train_step_reference(benchmark::State& state) {
   state.SetLabel(train::train_kernels().name);
 }
 BENCHMARK(BM_train_step_reference)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_step_reference_amx)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace amxqa::bench
@@ -100,6 +121,10 @@ void BM_train_step_reference(benchmark::State& state) {
   state.SkipWithError("trainer library not linked (configure with AMXQA_BUILD_TRAINER=ON)");
 }
 BENCHMARK(BM_train_step_reference);
+void BM_train_step_reference_amx(benchmark::State& state) {
+  state.SkipWithError("trainer library not linked (configure with AMXQA_BUILD_TRAINER=ON)");
+}
+BENCHMARK(BM_train_step_reference_amx);
 }  // namespace
 
 #endif

@@ -329,6 +329,31 @@ TEST_SUITE("unit") {
                               " m=" + std::to_string(sh.m) + " n=" + std::to_string(sh.n) +
                               " k=" + std::to_string(sh.k) + " beta=" + std::to_string(beta));
             }
+            // The trainer's AMX compute mode, on the tile emulator: near the
+            // exact product at bf16 precision (operands rounded to 8 bits).
+            if (sh.k > 0) {
+              std::vector<float> Ct = C0;
+              if (beta == 0.0f)
+                for (size_t i = 0; i < sh.m; ++i)
+                  for (size_t j = 0; j < sh.n; ++j) Ct[i * ldc + j] = nan;
+              REQUIRE(sgemm_bf16_tiles(kernels_amx_emulated(), ta, tb, sh.m, sh.n, sh.k, alpha,
+                                       A.data(), lda, B.data(), ldb, beta, Ct.data(), ldc));
+              std::vector<float> got, want, mg;
+              for (size_t i = 0; i < sh.m; ++i)
+                for (size_t j = 0; j < ldc; ++j) {
+                  if (j >= sh.n) {
+                    REQUIRE(Ct[i * ldc + j] == C0[i * ldc + j]);
+                    continue;
+                  }
+                  got.push_back(Ct[i * ldc + j]);
+                  want.push_back(ref[i * ldc + j]);
+                  mg.push_back(mag[i * ldc + j]);
+                }
+              check_close(got.data(), want.data(), mg.data(), got.size(), 1e-2f,
+                          std::string("sgemm_bf16_tiles (emulated) ") + (ta ? "T" : "N") +
+                              (tb ? "T" : "N") + " m=" + std::to_string(sh.m) +
+                              " n=" + std::to_string(sh.n) + " k=" + std::to_string(sh.k));
+            }
             // The trainer's bf16 compute mode: the same product of the
             // bf16-rounded operands, accumulated in f32.
             const bool avx512 = std::any_of(tables.begin(), tables.end(), [](const Table& t) {

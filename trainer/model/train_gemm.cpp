@@ -1,8 +1,11 @@
 // train_gemm.cpp — the trainer's one door to matrix products: the runtime's
 // sgemm (AVX-512 when the CPU has it, else AVX2+FMA, else the scalar oracle),
-// chosen once, or its bf16 variant when the stage computes in bf16.
+// chosen once, or a bf16 variant when the stage computes in bf16: AMX tiles
+// where the CPU and OS allow them (their peak is several times any vector
+// unit's), else AVX512-BF16.
 #include <cstring>
 
+#include "amxqa.h"
 #include "kernels/training/sgemm_bf16.h"
 #include "model/train_impl.h"
 
@@ -20,18 +23,24 @@ const Kernels& train_kernels() {
 
 namespace {
 bool g_bf16 = false;
+const Kernels* g_tiles = nullptr;  // the real tile table while bf16 compute is on
 }  // namespace
 
 void train_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, const float* A,
                  size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  if (g_tiles && sgemm_bf16_tiles(g_tiles, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
+    return;
   if (g_bf16 && sgemm_bf16_avx512(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)) return;
   train_kernels().sgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 bool set_bf16_compute(bool on) {
-  g_bf16 = on && &train_kernels() != &kernels_scalar() && __builtin_cpu_supports("avx512bf16");
+  g_tiles = on ? kernels_for_isa(AMXQA_ISA_AMX) : nullptr;  // null without usable tiles
+  g_bf16 = on && (g_tiles || (&train_kernels() != &kernels_scalar() && __builtin_cpu_supports("avx512bf16")));
   return g_bf16;
 }
+
+bool bf16_compute_on_tiles() { return g_tiles != nullptr; }
 
 void gemm_nt(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
              size_t ldb, float* C, size_t ldc, float beta, float alpha) {

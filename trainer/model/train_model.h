@@ -130,10 +130,13 @@ double adamw_step(std::vector<Param>& params, const AdamWConfig& c, uint64_t ste
 // The GEMM table the trainer uses: AVX-512 where the CPU has it, else scalar.
 const Kernels& train_kernels();
 // Mixed precision (the paper's "bf16 compute, fp32 master weights"): when on,
-// every trainer GEMM rounds its operands to bf16 and accumulates in f32
-// (sgemm_bf16_avx512). Returns whether the mode is in effect: false on CPUs
-// without AVX512-BF16, where the f32 path stays. Off by default.
+// every trainer GEMM rounds its operands to bf16 and accumulates in f32, on
+// AMX tiles where the CPU and OS allow them (sgemm_bf16_tiles), else with
+// AVX512-BF16 (sgemm_bf16_avx512). Returns whether the mode is in effect:
+// false on CPUs with neither, where the f32 path stays. Off by default.
 bool set_bf16_compute(bool on);
+// Whether bf16 compute is on and runs on AMX tiles.
+bool bf16_compute_on_tiles();
 
 // Bit-exact checkpoints: weights, moments, step, RNG state, data cursor.
 struct TrainState {
