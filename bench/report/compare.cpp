@@ -47,20 +47,11 @@ struct Line {
 
 int compare_main(int argc, char** argv) {
   static const char* kUsage = "usage: amxqa-bench compare A.json B.json\n";
-  std::string paths[2], error;
+  std::string paths[2];
   command_line::App app("amxqa-bench compare");
   app.add_option("a", paths[0])->required();
   app.add_option("b", paths[1])->required();
-  switch (app.parse_args(argc, argv, 0, &error)) {
-    case command_line::Parsed::kHelp:
-      std::printf("%s", kUsage);
-      return 0;
-    case command_line::Parsed::kError:
-      std::fprintf(stderr, "amxqa-bench compare: %s\n%s", error.c_str(), kUsage);
-      return 2;
-    case command_line::Parsed::kRun:
-      break;
-  }
+  if (const int rc = app.parse_or_usage(argc, argv, 0, kUsage); rc >= 0) return rc;
   Json docs[2];
   for (int i = 0; i < 2; ++i) {
     try {

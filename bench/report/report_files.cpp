@@ -457,16 +457,7 @@ int report_main(int argc, char** argv) {
   command_line::App app("amxqa-bench report");
   app.add_option("file", in)->required();
   app.add_option("--out-dir", out_dir);
-  switch (app.parse_args(argc, argv, 0, &error)) {
-    case command_line::Parsed::kHelp:
-      std::printf("%s", kUsage);
-      return 0;
-    case command_line::Parsed::kError:
-      std::fprintf(stderr, "amxqa-bench report: %s\n%s", error.c_str(), kUsage);
-      return 2;
-    case command_line::Parsed::kRun:
-      break;
-  }
+  if (const int rc = app.parse_or_usage(argc, argv, 0, kUsage); rc >= 0) return rc;
   if (out_dir.empty()) {
     const size_t slash = in.rfind('/');
     out_dir = slash == std::string::npos ? "." : in.substr(0, slash);

@@ -107,6 +107,13 @@ inline __m256 widen_bf16(__m128i v) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
 }
 
+// 8 vnni2 pairs, one per u32 lane (column 2q in the low half, 2q+1 in the
+// high half), as the even and the odd columns' f32 weights (exact).
+inline __m256 pair_even(__m256i u) { return _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)); }
+inline __m256 pair_odd(__m256i u) {
+  return _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+}
+
 // In-place transpose of an 8×8 f32 block held as 8 ymm rows.
 inline void transpose8(__m256 r[8]) {
   __m256 t[8], u[8];
@@ -162,7 +169,6 @@ struct PackBBf16Vnni2 {
   const WeightView* w;
   void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
     const uint32_t* d = static_cast<const uint32_t*>(w->data);  // pair (q, r) at q*rows + r
-    const __m256i hi_mask = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
     for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
       const size_t nr = nc - jr < kNR ? nc - jr : kNR;
       const __m256i m[2] = {lanes8(nr), lanes8(nr > 8 ? nr - 8 : 0)};
@@ -171,8 +177,8 @@ struct PackBBf16Vnni2 {
         const uint32_t* pairs = d + ((p0 + p) / 2) * w->rows + j0 + jr;
         for (int h = 0; h < 2; ++h) {
           const __m256i u = _mm256_maskload_epi32(reinterpret_cast<const int*>(pairs + 8 * h), m[h]);
-          _mm256_store_ps(dst + p * kNR + 8 * h, _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)));
-          _mm256_store_ps(dst + (p + 1) * kNR + 8 * h, _mm256_castsi256_ps(_mm256_and_si256(u, hi_mask)));
+          _mm256_store_ps(dst + p * kNR + 8 * h, pair_even(u));
+          _mm256_store_ps(dst + (p + 1) * kNR + 8 * h, pair_odd(u));
         }
       }
     }
@@ -239,17 +245,6 @@ float dot_bf16(const uint16_t* row, const float* x, size_t n) {
   return acc;
 }
 
-// The column pairs q0..q0+7 of row r of a vnni2 matrix (8 gathered u32),
-// split into the even and odd columns' widened weights.
-inline void vnni2_row_pairs(const uint32_t* d, size_t rows, size_t r, size_t q0, __m256* even,
-                            __m256* odd) {
-  const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                         _mm256_set1_epi32(static_cast<int>(rows)));
-  const __m256i u = _mm256_i32gather_epi32(reinterpret_cast<const int*>(d + q0 * rows + r), idx, 4);
-  *even = _mm256_castsi256_ps(_mm256_slli_epi32(u, 16));
-  *odd = _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
-}
-
 // x[2q0 .. 2q0+15] split into its even and odd elements, in q order.
 inline void deinterleave(const float* x, __m256* even, __m256* odd) {
   const __m256 a = _mm256_loadu_ps(x), b = _mm256_loadu_ps(x + 8);
@@ -262,13 +257,16 @@ inline void deinterleave(const float* x, __m256* even, __m256* odd) {
 float dot_bf16_vnni2(const WeightView& w, size_t r, const float* x) {
   const uint32_t* d = static_cast<const uint32_t*>(w.data);
   const size_t pairs = w.cols / 2;
+  // Row r's pairs q..q+7 lie `rows` u32 apart: one gather of 8 per step.
+  const __m256i stride = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                            _mm256_set1_epi32(static_cast<int>(w.rows)));
   __m256 acc = _mm256_setzero_ps();
   size_t q = 0;
   for (; q + 8 <= pairs; q += 8) {
-    __m256 we, wo, xe, xo;
-    vnni2_row_pairs(d, w.rows, r, q, &we, &wo);
+    const __m256i u = _mm256_i32gather_epi32(reinterpret_cast<const int*>(d + q * w.rows + r), stride, 4);
+    __m256 xe, xo;
     deinterleave(x + 2 * q, &xe, &xo);
-    acc = _mm256_fmadd_ps(we, xe, _mm256_fmadd_ps(wo, xo, acc));
+    acc = _mm256_fmadd_ps(pair_even(u), xe, _mm256_fmadd_ps(pair_odd(u), xo, acc));
   }
   float sum = hsum(acc);
   const uint16_t* h = static_cast<const uint16_t*>(w.data);
@@ -283,10 +281,7 @@ float dot_bf16_vnni2(const WeightView& w, size_t r, const float* x) {
 // 8-row groups for the rest.
 void matvec_bf16_vnni2(const WeightView& w, const float* x, float* y) {
   const uint32_t* d = static_cast<const uint32_t*>(w.data);
-  const __m256i hi_mask = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
   const size_t pairs = w.cols / 2;
-  auto even = [](__m256i u) { return _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)); };
-  auto odd = [&](__m256i u) { return _mm256_castsi256_ps(_mm256_and_si256(u, hi_mask)); };
   size_t r = 0;
   for (; r + 32 <= w.rows; r += 32) {
     __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
@@ -295,7 +290,7 @@ void matvec_bf16_vnni2(const WeightView& w, const float* x, float* y) {
       const __m256i* src = reinterpret_cast<const __m256i*>(d + q * w.rows + r);
       for (int g = 0; g < 4; ++g) {
         const __m256i u = _mm256_loadu_si256(src + g);
-        acc[g] = _mm256_fmadd_ps(odd(u), xo, _mm256_fmadd_ps(even(u), xe, acc[g]));
+        acc[g] = _mm256_fmadd_ps(pair_odd(u), xo, _mm256_fmadd_ps(pair_even(u), xe, acc[g]));
       }
     }
     for (int g = 0; g < 4; ++g) _mm256_storeu_ps(y + r + 8 * g, acc[g]);
@@ -305,7 +300,8 @@ void matvec_bf16_vnni2(const WeightView& w, const float* x, float* y) {
     __m256 acc = _mm256_setzero_ps();
     for (size_t q = 0; q < pairs; ++q) {
       const __m256i u = _mm256_maskload_epi32(reinterpret_cast<const int*>(d + q * w.rows + r), m);
-      acc = _mm256_fmadd_ps(odd(u), _mm256_set1_ps(x[2 * q + 1]), _mm256_fmadd_ps(even(u), _mm256_set1_ps(x[2 * q]), acc));
+      acc = _mm256_fmadd_ps(pair_odd(u), _mm256_set1_ps(x[2 * q + 1]),
+                            _mm256_fmadd_ps(pair_even(u), _mm256_set1_ps(x[2 * q]), acc));
     }
     _mm256_maskstore_ps(y + r, m, acc);
   }

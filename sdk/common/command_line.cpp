@@ -1,6 +1,7 @@
 #include "command_line.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 namespace amxqa::command_line {
@@ -38,6 +39,21 @@ Parsed App::parse_args(int argc, char** argv, int first, std::string* error) {
     return Parsed::kError;
   }
   return Parsed::kRun;
+}
+
+int App::parse_or_usage(int argc, char** argv, int first, const char* usage) {
+  std::string error;
+  switch (parse_args(argc, argv, first, &error)) {
+    case Parsed::kHelp:
+      std::fputs(usage, stdout);
+      return 0;
+    case Parsed::kError:
+      std::fprintf(stderr, "%s: %s\n%s", get_name().c_str(), error.c_str(), usage);
+      return 2;
+    case Parsed::kRun:
+      break;
+  }
+  return -1;
 }
 
 const CLI::Validator& App::non_negative_integer() {

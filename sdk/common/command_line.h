@@ -21,6 +21,12 @@ class App : public CLI::App {
   // on an unknown option, a missing value, a bad number or an excluded pair.
   Parsed parse_args(int argc, char** argv, int first, std::string* error);
 
+  // For a tool with one usage text (amxqa-bench report / compare,
+  // amxqa-make-test-model): parses as above; -h/--help prints usage on stdout
+  // and returns 0, an error prints "<name>: <message>" and usage on stderr and
+  // returns 2. Returns -1 when the command should run.
+  int parse_or_usage(int argc, char** argv, int first, const char* usage);
+
   // An unsigned option (a count, a limit, a seed). CLI11 2.1 converts "-1" to
   // the largest value of the type, so a negative number is refused here.
   template <class T>

@@ -14,22 +14,13 @@ int main(int argc, char** argv) {
   static const char* kUsage =
       "usage: amxqa-make-test-model OUT.amxqa [SEED] [SHAPE]\n"
       "  SEED default 1; SHAPE tiny (default) or reference\n";
-  std::string out, shape = "tiny", error;
+  std::string out, shape = "tiny";
   unsigned long long seed = 1;
   amxqa::command_line::App app("amxqa-make-test-model");
   app.add_option("out", out)->required();
   app.add_unsigned("seed", seed);
   app.add_option("shape", shape);
-  switch (app.parse_args(argc, argv, 1, &error)) {
-    case amxqa::command_line::Parsed::kHelp:
-      std::printf("%s", kUsage);
-      return 0;
-    case amxqa::command_line::Parsed::kError:
-      std::fprintf(stderr, "amxqa-make-test-model: %s\n%s", error.c_str(), kUsage);
-      return 2;
-    case amxqa::command_line::Parsed::kRun:
-      break;
-  }
+  if (const int rc = app.parse_or_usage(argc, argv, 1, kUsage); rc >= 0) return rc;
   try {
     const std::filesystem::path parent = std::filesystem::path(out).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);

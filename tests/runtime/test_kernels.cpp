@@ -305,54 +305,47 @@ TEST_SUITE("unit") {
                 ref[i * ldc + j] = float(alpha * acc + beta * c);
                 mag[i * ldc + j] = float(std::fabs(alpha) * a + std::fabs(beta * c)) + 1e-6f;
               }
-            for (const Table& t : tables) {
+            const std::string shape = std::string(ta ? "T" : "N") + (tb ? "T" : "N") +
+                                      " m=" + std::to_string(sh.m) + " n=" + std::to_string(sh.n) +
+                                      " k=" + std::to_string(sh.k);
+            // C to compute into: beta == 0 must ignore C, even NaN.
+            auto fresh_c = [&] {
               std::vector<float> C = C0;
-              // beta == 0 must ignore C, even NaN.
               if (beta == 0.0f)
                 for (size_t i = 0; i < sh.m; ++i)
                   for (size_t j = 0; j < sh.n; ++j) C[i * ldc + j] = nan;
-              t.k->sgemm(ta, tb, sh.m, sh.n, sh.k, alpha, A.data(), lda, B.data(), ldb, beta,
-                         C.data(), ldc);
-              std::vector<float> got(sh.m * ldc, 0.0f), want(sh.m * ldc, 0.0f);
-              for (size_t i = 0; i < sh.m; ++i)
-                for (size_t j = 0; j < ldc; ++j) {
-                  // Padding columns must be untouched.
-                  if (j >= sh.n) {
-                    REQUIRE(C[i * ldc + j] == C0[i * ldc + j]);
-                    continue;
-                  }
-                  got[i * ldc + j] = C[i * ldc + j];
-                  want[i * ldc + j] = ref[i * ldc + j];
-                }
-              check_close(got.data(), want.data(), mag.data(), got.size(), 1e-4f,
-                          std::string(t.label) + " sgemm " + (ta ? "T" : "N") + (tb ? "T" : "N") +
-                              " m=" + std::to_string(sh.m) + " n=" + std::to_string(sh.n) +
-                              " k=" + std::to_string(sh.k) + " beta=" + std::to_string(beta));
-            }
-            // The trainer's AMX compute mode, on the tile emulator: near the
-            // exact product at bf16 precision (operands rounded to 8 bits).
-            if (sh.k > 0) {
-              std::vector<float> Ct = C0;
-              if (beta == 0.0f)
-                for (size_t i = 0; i < sh.m; ++i)
-                  for (size_t j = 0; j < sh.n; ++j) Ct[i * ldc + j] = nan;
-              REQUIRE(sgemm_bf16_tiles(kernels_amx_emulated(), ta, tb, sh.m, sh.n, sh.k, alpha,
-                                       A.data(), lda, B.data(), ldb, beta, Ct.data(), ldc));
+              return C;
+            };
+            // C against want(i, j) within tol·mag; padding columns must be untouched.
+            auto check_c = [&](const std::vector<float>& C, auto want_at, float tol, const std::string& what) {
               std::vector<float> got, want, mg;
               for (size_t i = 0; i < sh.m; ++i)
                 for (size_t j = 0; j < ldc; ++j) {
                   if (j >= sh.n) {
-                    REQUIRE(Ct[i * ldc + j] == C0[i * ldc + j]);
+                    REQUIRE(C[i * ldc + j] == C0[i * ldc + j]);
                     continue;
                   }
-                  got.push_back(Ct[i * ldc + j]);
-                  want.push_back(ref[i * ldc + j]);
+                  got.push_back(C[i * ldc + j]);
+                  want.push_back(want_at(i, j));
                   mg.push_back(mag[i * ldc + j]);
                 }
-              check_close(got.data(), want.data(), mg.data(), got.size(), 1e-2f,
-                          std::string("sgemm_bf16_tiles (emulated) ") + (ta ? "T" : "N") +
-                              (tb ? "T" : "N") + " m=" + std::to_string(sh.m) +
-                              " n=" + std::to_string(sh.n) + " k=" + std::to_string(sh.k));
+              check_close(got.data(), want.data(), mg.data(), got.size(), tol, what);
+            };
+            auto exact = [&](size_t i, size_t j) { return ref[i * ldc + j]; };
+            for (const Table& t : tables) {
+              std::vector<float> C = fresh_c();
+              t.k->sgemm(ta, tb, sh.m, sh.n, sh.k, alpha, A.data(), lda, B.data(), ldb, beta,
+                         C.data(), ldc);
+              check_c(C, exact, 1e-4f,
+                      std::string(t.label) + " sgemm " + shape + " beta=" + std::to_string(beta));
+            }
+            // The trainer's AMX compute mode, on the tile emulator: near the
+            // exact product at bf16 precision (operands rounded to 8 bits).
+            if (sh.k > 0) {
+              std::vector<float> C = fresh_c();
+              REQUIRE(sgemm_bf16_tiles(kernels_amx_emulated(), ta, tb, sh.m, sh.n, sh.k, alpha,
+                                       A.data(), lda, B.data(), ldb, beta, C.data(), ldc));
+              check_c(C, exact, 1e-2f, "sgemm_bf16_tiles (emulated) " + shape);
             }
             // The trainer's bf16 compute mode: the same product of the
             // bf16-rounded operands, accumulated in f32.
@@ -364,23 +357,12 @@ TEST_SUITE("unit") {
                                               B.data(), ldb, beta, C.data(), ldc))
               continue;
             auto r16 = [](float x) { return double(bf16_to_f32(f32_to_bf16(x))); };
-            std::vector<float> got, want, mag16;
-            for (size_t i = 0; i < sh.m; ++i)
-              for (size_t j = 0; j < ldc; ++j) {
-                if (j >= sh.n) {
-                  REQUIRE(C[i * ldc + j] == C0[i * ldc + j]);
-                  continue;
-                }
-                double acc = 0;
-                for (size_t p = 0; p < sh.k; ++p) acc += r16(opA(i, p)) * r16(opB(p, j));
-                got.push_back(C[i * ldc + j]);
-                want.push_back(float(alpha * acc + beta * C0[i * ldc + j]));
-                mag16.push_back(mag[i * ldc + j]);
-              }
-            check_close(got.data(), want.data(), mag16.data(), got.size(), 1e-4f,
-                        std::string("sgemm_bf16_avx512 ") + (ta ? "T" : "N") + (tb ? "T" : "N") +
-                            " m=" + std::to_string(sh.m) + " n=" + std::to_string(sh.n) +
-                            " k=" + std::to_string(sh.k));
+            auto rounded = [&](size_t i, size_t j) {
+              double acc = 0;
+              for (size_t p = 0; p < sh.k; ++p) acc += r16(opA(i, p)) * r16(opB(p, j));
+              return float(alpha * acc + beta * C0[i * ldc + j]);
+            };
+            check_c(C, rounded, 1e-4f, "sgemm_bf16_avx512 " + shape);
           }
   }
 
