@@ -1,14 +1,13 @@
-// kernels_avx2.cpp — the AVX2 + FMA table ("avx2_fma"): fast f32, plain bf16
-// and vnni2 bf16 matvec / matmul / rows_dot and a blocked sgemm (6×16 ymm
-// micro-kernel, 12 accumulators, under gemm_blocking.h). bf16 weights are
-// widened to f32 (exact) and multiplied by f32 activations, so the vnni2
-// layout that AMX exports costs AVX2 only its packing. i8 weights fall back to
-// the scalar table.
+// kernels_avx2.cpp — the AVX2 + FMA table ("avx2_fma"): f32 matvec / matmul /
+// rows_dot and a blocked sgemm (6×16 ymm micro-kernel, 12 accumulators, under
+// gemm_blocking.h); bf16 weights (plain or vnni2) run canonical_bf16_avx2.cpp,
+// which gives the tiles' bits. i8 weights fall back to the scalar table.
 #include <immintrin.h>
 
 #include <cmath>
 #include <cstring>
 
+#include "kernels/canonical_bf16_avx2.h"
 #include "kernels/gemm_blocking.h"
 #include "kernels/bf16_inline.h"
 #include "kernels/canonical_exp.h"
@@ -102,89 +101,6 @@ struct PackBF32 {
   }
 };
 
-// 8 bf16 → 8 f32 (exact).
-inline __m256 widen_bf16(__m128i v) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
-}
-
-// 8 vnni2 pairs, one per u32 lane (column 2q in the low half, 2q+1 in the
-// high half), as the even and the odd columns' f32 weights (exact).
-inline __m256 pair_even(__m256i u) { return _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)); }
-inline __m256 pair_odd(__m256i u) {
-  return _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
-}
-
-// In-place transpose of an 8×8 f32 block held as 8 ymm rows.
-inline void transpose8(__m256 r[8]) {
-  __m256 t[8], u[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xee);
-    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-  }
-}
-
-// Plain bf16 weight rows as op(B) columns, widened to f32. Weights are
-// re-packed for every 64-token block, so the packer is vector code too:
-// 8 rows × 8 columns are widened and transposed at a time.
-struct PackBBf16 {
-  const WeightView* w;
-  void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
-    const uint16_t* d = static_cast<const uint16_t*>(w->data);
-    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
-      const size_t nr = nc - jr < kNR ? nc - jr : kNR;
-      size_t p = 0;
-      for (; p + 8 <= kc; p += 8) {
-        for (size_t h = 0; h < kNR; h += 8) {
-          __m256 r[8];
-          for (size_t j = 0; j < 8; ++j)
-            r[j] = h + j < nr ? widen_bf16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
-                                    d + (j0 + jr + h + j) * w->cols + p0 + p)))
-                              : _mm256_setzero_ps();
-          transpose8(r);
-          for (size_t i = 0; i < 8; ++i) _mm256_store_ps(dst + (p + i) * kNR + h, r[i]);
-        }
-      }
-      for (size_t j = 0; j < kNR; ++j) {
-        const uint16_t* row = d + (j0 + jr + j) * w->cols + p0;
-        for (size_t q = p; q < kc; ++q) dst[q * kNR + j] = j < nr ? bf16_bits_to_f32(row[q]) : 0.0f;
-      }
-    }
-  }
-};
-
-// vnni2 bf16 weights ([cols/2][rows][2]) as op(B) columns, widened to f32.
-// One u32 holds a row's (even, odd) column pair, and 8 consecutive rows' pairs
-// are contiguous: their low halves are column 2q, their high halves 2q+1.
-struct PackBBf16Vnni2 {
-  const WeightView* w;
-  void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
-    const uint32_t* d = static_cast<const uint32_t*>(w->data);  // pair (q, r) at q*rows + r
-    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
-      const size_t nr = nc - jr < kNR ? nc - jr : kNR;
-      const __m256i m[2] = {lanes8(nr), lanes8(nr > 8 ? nr - 8 : 0)};
-      // p0 is a multiple of kKC (even) and vnni2 cols are even, so kc is even.
-      for (size_t p = 0; p < kc; p += 2) {
-        const uint32_t* pairs = d + ((p0 + p) / 2) * w->rows + j0 + jr;
-        for (int h = 0; h < 2; ++h) {
-          const __m256i u = _mm256_maskload_epi32(reinterpret_cast<const int*>(pairs + 8 * h), m[h]);
-          _mm256_store_ps(dst + p * kNR + 8 * h, pair_even(u));
-          _mm256_store_ps(dst + (p + 1) * kNR + 8 * h, pair_odd(u));
-        }
-      }
-    }
-  }
-};
-
 template <class PackB>
 struct F32Gemm {
   static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
@@ -231,104 +147,26 @@ float dot_f32(const float* row, const float* x, size_t n) {
   return acc;
 }
 
-float dot_bf16(const uint16_t* row, const float* x, size_t n) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-  size_t c = 0;
-  for (; c + 16 <= n; c += 16) {
-    a0 = _mm256_fmadd_ps(widen_bf16(_mm_loadu_si128((const __m128i*)(row + c))),
-                         _mm256_loadu_ps(x + c), a0);
-    a1 = _mm256_fmadd_ps(widen_bf16(_mm_loadu_si128((const __m128i*)(row + c + 8))),
-                         _mm256_loadu_ps(x + c + 8), a1);
-  }
-  float acc = hsum(_mm256_add_ps(a0, a1));
-  for (; c < n; ++c) acc += bf16_bits_to_f32(row[c]) * x[c];
-  return acc;
-}
-
-// x[2q0 .. 2q0+15] split into its even and odd elements, in q order.
-inline void deinterleave(const float* x, __m256* even, __m256* odd) {
-  const __m256 a = _mm256_loadu_ps(x), b = _mm256_loadu_ps(x + 8);
-  // shuffle gives [a0 a2 b0 b2 | a4 a6 b4 b6]; the 64-bit permute restores q order.
-  *even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8));
-  *odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8));
-}
-
-// Row r of a vnni2 matrix · x (the readout's selected rows).
-float dot_bf16_vnni2(const WeightView& w, size_t r, const float* x) {
-  const uint32_t* d = static_cast<const uint32_t*>(w.data);
-  const size_t pairs = w.cols / 2;
-  // Row r's pairs q..q+7 lie `rows` u32 apart: one gather of 8 per step.
-  const __m256i stride = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                            _mm256_set1_epi32(static_cast<int>(w.rows)));
-  __m256 acc = _mm256_setzero_ps();
-  size_t q = 0;
-  for (; q + 8 <= pairs; q += 8) {
-    const __m256i u = _mm256_i32gather_epi32(reinterpret_cast<const int*>(d + q * w.rows + r), stride, 4);
-    __m256 xe, xo;
-    deinterleave(x + 2 * q, &xe, &xo);
-    acc = _mm256_fmadd_ps(pair_even(u), xe, _mm256_fmadd_ps(pair_odd(u), xo, acc));
-  }
-  float sum = hsum(acc);
-  const uint16_t* h = static_cast<const uint16_t*>(w.data);
-  for (; q < pairs; ++q)
-    sum += bf16_bits_to_f32(h[(q * w.rows + r) * 2]) * x[2 * q] +
-           bf16_bits_to_f32(h[(q * w.rows + r) * 2 + 1]) * x[2 * q + 1];
-  return sum;
-}
-
-// y = W x for vnni2 W: lanes over rows, whose pairs are contiguous; 32 rows
-// (four independent accumulators, one 128-byte run per pair) at a time, then
-// 8-row groups for the rest.
-void matvec_bf16_vnni2(const WeightView& w, const float* x, float* y) {
-  const uint32_t* d = static_cast<const uint32_t*>(w.data);
-  const size_t pairs = w.cols / 2;
-  size_t r = 0;
-  for (; r + 32 <= w.rows; r += 32) {
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-    for (size_t q = 0; q < pairs; ++q) {
-      const __m256 xe = _mm256_set1_ps(x[2 * q]), xo = _mm256_set1_ps(x[2 * q + 1]);
-      const __m256i* src = reinterpret_cast<const __m256i*>(d + q * w.rows + r);
-      for (int g = 0; g < 4; ++g) {
-        const __m256i u = _mm256_loadu_si256(src + g);
-        acc[g] = _mm256_fmadd_ps(pair_odd(u), xo, _mm256_fmadd_ps(pair_even(u), xe, acc[g]));
-      }
-    }
-    for (int g = 0; g < 4; ++g) _mm256_storeu_ps(y + r + 8 * g, acc[g]);
-  }
-  for (; r < w.rows; r += 8) {
-    const __m256i m = lanes8(w.rows - r);
-    __m256 acc = _mm256_setzero_ps();
-    for (size_t q = 0; q < pairs; ++q) {
-      const __m256i u = _mm256_maskload_epi32(reinterpret_cast<const int*>(d + q * w.rows + r), m);
-      acc = _mm256_fmadd_ps(pair_odd(u), _mm256_set1_ps(x[2 * q + 1]),
-                            _mm256_fmadd_ps(pair_even(u), _mm256_set1_ps(x[2 * q]), acc));
-    }
-    _mm256_maskstore_ps(y + r, m, acc);
-  }
-}
-
 // f32, plain bf16 and vnni2 bf16 are handled here; i8 goes to the oracle.
+// bf16 runs canonical_bf16.h (canonical_bf16_avx2.cpp), f32 its own dots.
 bool is_fast(const WeightView& w) {
   if (w.dtype == DType::bf16 && w.layout == Layout::vnni2) return w.cols % 2 == 0;
   return w.layout == Layout::plain && (w.dtype == DType::f32 || w.dtype == DType::bf16);
 }
 
-float row_dot(const WeightView& w, size_t r, const float* x) {
-  if (w.dtype == DType::f32) return dot_f32(static_cast<const float*>(w.data) + r * w.cols, x, w.cols);
-  if (w.layout == Layout::vnni2) return dot_bf16_vnni2(w, r, x);
-  return dot_bf16(static_cast<const uint16_t*>(w.data) + r * w.cols, x, w.cols);
-}
-
 void matvec_avx2(const WeightView& w, const float* x, float* y) {
   if (!is_fast(w)) return kernels_scalar().matvec(w, x, y);
-  if (w.layout == Layout::vnni2) return matvec_bf16_vnni2(w, x, y);
-  for (size_t r = 0; r < w.rows; ++r) y[r] = row_dot(w, r, x);
+  if (w.dtype == DType::bf16) return canonical_bf16::matvec_avx2(w, x, y);
+  const float* d = static_cast<const float*>(w.data);
+  for (size_t r = 0; r < w.rows; ++r) y[r] = dot_f32(d + r * w.cols, x, w.cols);
 }
 
 void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                    float* out) {
   if (!is_fast(w)) return kernels_scalar().rows_dot(w, ids, n, x, out);
-  for (size_t i = 0; i < n; ++i) out[i] = row_dot(w, ids[i], x);
+  if (w.dtype == DType::bf16) return canonical_bf16::rows_dot_avx2(w, ids, n, x, out);
+  const float* d = static_cast<const float*>(w.data);
+  for (size_t i = 0; i < n; ++i) out[i] = dot_f32(d + size_t(ids[i]) * w.cols, x, w.cols);
 }
 
 // kernels.h's canonical 16 lanes as two ymm (lanes 0-7, 8-15) and its tree.
@@ -421,20 +259,14 @@ constexpr size_t kMatmulMinRows = 4;
 void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
                  size_t ldy) {
   if (!is_fast(w)) return kernels_scalar().matmul(w, X, ldx, m, Y, ldy);
+  if (w.dtype == DType::bf16) return canonical_bf16::matmul_avx2(w, X, ldx, m, Y, ldy);
   if (m == 0 || w.rows == 0) return;
   if (m < kMatmulMinRows || w.cols == 0) {
     for (size_t i = 0; i < m; ++i) matvec_avx2(w, X + i * ldx, Y + i * ldy);
     return;
   }
-  if (w.dtype == DType::f32)
-    return sgemm_avx2(false, true, m, w.rows, w.cols, 1.0f, X, ldx,
-                      static_cast<const float*>(w.data), w.cols, 0.0f, Y, ldy);
-  if (w.layout == Layout::vnni2) {
-    const F32Gemm<PackBBf16Vnni2> g{{X, ldx, false}, {&w}};
-    return gemm_blocked(g, m, w.rows, w.cols, 1.0f, 0.0f, Y, ldy);
-  }
-  const F32Gemm<PackBBf16> g{{X, ldx, false}, {&w}};
-  gemm_blocked(g, m, w.rows, w.cols, 1.0f, 0.0f, Y, ldy);
+  sgemm_avx2(false, true, m, w.rows, w.cols, 1.0f, X, ldx, static_cast<const float*>(w.data),
+             w.cols, 0.0f, Y, ldy);
 }
 
 const Kernels kAvx2 = {"avx2_fma",    matvec_avx2,  matmul_avx2, rows_dot_avx2,

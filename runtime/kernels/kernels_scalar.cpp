@@ -7,6 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "kernels/canonical_bf16.h"
 #include "kernels/canonical_exp.h"
 
 #include "kernels/bf16_inline.h"
@@ -15,63 +16,101 @@
 namespace amxqa {
 namespace {
 
-// Logical element W[r][c] as f32, whatever the dtype and layout
-// (layouts per kernels.h: vnni2 = [cols/2][rows][2], vnni4 = [cols/4][rows][4]).
-inline float weight_at(const WeightView& w, size_t r, size_t c) {
-  switch (w.dtype) {
-    case DType::f32:
-      return static_cast<const float*>(w.data)[r * w.cols + c];
-    case DType::bf16: {
-      const uint16_t* d = static_cast<const uint16_t*>(w.data);
-      if (w.layout == Layout::vnni2) return bf16_bits_to_f32(d[((c / 2) * w.rows + r) * 2 + (c & 1)]);
-      return bf16_bits_to_f32(d[r * w.cols + c]);
-    }
-    case DType::i8: {
-      const int8_t* d = static_cast<const int8_t*>(w.data);
-      const int8_t q = w.layout == Layout::vnni4 ? d[((c / 4) * w.rows + r) * 4 + (c & 3)]
-                                                 : d[r * w.cols + c];
-      return w.scales[r] * static_cast<float>(q);
-    }
-  }
-  return 0.0f;
-}
-
-// One output row: W[r] · x. Plain layouts take the contiguous fast path; i8
-// applies its row scale once, after the integer-valued sum.
+// One output row of an f32 or i8 matrix: W[r] · x, in column order. i8
+// applies its row scale once, after the integer-valued sum. (bf16 weights
+// take bf16_rows below.)
 float row_dot(const WeightView& w, size_t r, const float* x) {
   const size_t n = w.cols;
   float acc = 0.0f;
-  if (w.layout == Layout::plain) {
-    switch (w.dtype) {
-      case DType::f32: {
-        const float* row = static_cast<const float*>(w.data) + r * n;
-        for (size_t c = 0; c < n; ++c) acc += row[c] * x[c];
-        return acc;
+  if (w.dtype == DType::f32) {
+    const float* row = static_cast<const float*>(w.data) + r * n;
+    for (size_t c = 0; c < n; ++c) acc += row[c] * x[c];
+    return acc;
+  }
+  const int8_t* d = static_cast<const int8_t*>(w.data);
+  const bool vnni4 = w.layout == Layout::vnni4;
+  for (size_t c = 0; c < n; ++c)
+    // NOLINTNEXTLINE(bugprone-integer-division): c / 4 is an index into the vnni4 layout.
+    acc += static_cast<float>(vnni4 ? d[((c / 4) * w.rows + r) * 4 + (c & 3)] : d[r * n + c]) * x[c];
+  return w.scales[r] * acc;
+}
+
+// The smallest and largest non-zero magnitude of one chunk of flushed values
+// (lo = inf when all are zero). Products of two chunks are all exact and
+// normal or zero, so that a multiply and add is the fused step, when
+// lo·lo' >= 2^-126 and hi·hi' <= FLT_MAX.
+struct MagRange {
+  float lo = INFINITY, hi = 0.0f;
+};
+MagRange mag_range(const float* v) {
+  MagRange r;
+  for (size_t c = 0; c < canonical_bf16::kChunkCols; ++c) {
+    const float m = std::fabs(v[c]), nz = m == 0.0f ? INFINITY : m;  // branch-free
+    r.hi = m > r.hi ? m : r.hi;
+    r.lo = nz < r.lo ? nz : r.lo;
+  }
+  return r;
+}
+bool products_exact(MagRange a, MagRange b) {
+  return double(a.lo) * b.lo >= 0x1p-126 && double(a.hi) * b.hi <= 0x1.fffffep127;
+}
+
+// canonical_bf16.h spelled out for n output rows of a bf16 matrix (row(i) is
+// the matrix row of output i), chunk by chunk so that each activation is
+// rounded once per call; out[] holds y between chunks, as the C tile does.
+// Four outputs advance together only so that their independent chains
+// overlap in the pipeline; each output's operations are the definition's.
+template <class Row>
+void bf16_rows(const WeightView& w, size_t n, Row row, const float* x, float* out) {
+  namespace cb = canonical_bf16;
+  constexpr size_t kGroup = 4;
+  const uint16_t* d = static_cast<const uint16_t*>(w.data);
+  const bool vnni2 = w.layout == Layout::vnni2;
+  for (size_t i = 0; i < n; ++i) out[i] = 0.0f;
+  float xa[cb::kChunkCols], wa[kGroup][cb::kChunkCols];
+  for (size_t c0 = 0; c0 < w.cols; c0 += cb::kChunkCols) {
+    const size_t cn = w.cols - c0 < cb::kChunkCols ? w.cols - c0 : cb::kChunkCols;
+    for (size_t c = 0; c < cb::kChunkCols; ++c) xa[c] = c < cn ? cb::activation(x[c0 + c]) : 0.0f;
+    const MagRange xr = mag_range(xa);
+    for (size_t i0 = 0; i0 < n; i0 += kGroup) {
+      const size_t g = n - i0 < kGroup ? n - i0 : kGroup;
+      bool exact = true;
+      for (size_t j = 0; j < kGroup; ++j) {
+        const size_t r = row(i0 + (j < g ? j : 0));  // spare lanes repeat a row, never stored
+        if (!vnni2 && cn == cb::kChunkCols) {
+          const uint16_t* src = d + r * w.cols + c0;
+          for (size_t c = 0; c < cb::kChunkCols; ++c) wa[j][c] = cb::flush(bf16_bits_to_f32(src[c]));
+        } else {
+          for (size_t c = 0; c < cb::kChunkCols; ++c) {
+            const size_t col = c0 + c;
+            const uint16_t b = c >= cn ? 0 : vnni2 ? d[((col / 2) * w.rows + r) * 2 + (col & 1)]
+                                                   : d[r * w.cols + col];
+            wa[j][c] = cb::flush(bf16_bits_to_f32(b));
+          }
+        }
+        exact = exact && products_exact(xr, mag_range(wa[j]));
       }
-      case DType::bf16: {
-        const uint16_t* row = static_cast<const uint16_t*>(w.data) + r * n;
-        for (size_t c = 0; c < n; ++c) acc += bf16_bits_to_f32(row[c]) * x[c];
-        return acc;
+      float e[kGroup] = {}, o[kGroup] = {};
+      if (exact) {  // the common case: fused_step without its range check
+        for (size_t p = 0; p < cb::kChunkPairs; ++p)
+          for (size_t j = 0; j < kGroup; ++j) {
+            e[j] = cb::flush(xa[2 * p] * wa[j][2 * p] + e[j]);
+            o[j] = cb::flush(xa[2 * p + 1] * wa[j][2 * p + 1] + o[j]);
+          }
+      } else {
+        for (size_t p = 0; p < cb::kChunkPairs; ++p)
+          for (size_t j = 0; j < kGroup; ++j) {
+            e[j] = cb::fused_step(xa[2 * p], wa[j][2 * p], e[j]);
+            o[j] = cb::fused_step(xa[2 * p + 1], wa[j][2 * p + 1], o[j]);
+          }
       }
-      case DType::i8: {
-        const int8_t* row = static_cast<const int8_t*>(w.data) + r * n;
-        for (size_t c = 0; c < n; ++c) acc += static_cast<float>(row[c]) * x[c];
-        return w.scales[r] * acc;
-      }
+      for (size_t j = 0; j < g; ++j) out[i0 + j] = cb::flush(out[i0 + j] + cb::flush(e[j] + o[j]));
     }
   }
-  if (w.dtype == DType::i8) {  // vnni4: integer-valued sum first, row scale once
-    const int8_t* d = static_cast<const int8_t*>(w.data);
-    for (size_t c = 0; c < n; ++c)
-      // NOLINTNEXTLINE(bugprone-integer-division): c / 4 is an index into the vnni4 layout.
-      acc += static_cast<float>(d[((c / 4) * w.rows + r) * 4 + (c & 3)]) * x[c];
-    return w.scales[r] * acc;
-  }
-  for (size_t c = 0; c < n; ++c) acc += weight_at(w, r, c) * x[c];
-  return acc;
 }
 
 void matvec_scalar(const WeightView& w, const float* x, float* y) {
+  if (w.dtype == DType::bf16) return bf16_rows(w, w.rows, [](size_t i) { return i; }, x, y);
   for (size_t r = 0; r < w.rows; ++r) y[r] = row_dot(w, r, x);
 }
 
@@ -82,6 +121,7 @@ void matmul_scalar(const WeightView& w, const float* X, size_t ldx, size_t m, fl
 
 void rows_dot_scalar(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                      float* out) {
+  if (w.dtype == DType::bf16) return bf16_rows(w, n, [ids](size_t i) { return ids[i]; }, x, out);
   for (size_t i = 0; i < n; ++i) out[i] = row_dot(w, ids[i], x);
 }
 

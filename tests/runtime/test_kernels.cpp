@@ -5,9 +5,10 @@
 // Tolerances are relative to the magnitude Σ|w||x| of each output (so
 // cancellation does not make them meaningless):
 //   f32 and i8 (dequantised exactly)       1e-4
-//   bf16 matvec / rows_dot (exact widening) 1e-4
-//   bf16 matmul (activations rounded to bf16 for vdpbf16ps) 1e-2
 //   sgemm_bf16_avx512 against the product of its bf16-rounded operands 1e-4
+// bf16 weights have no tolerance: every table, the tiles included, gives the
+// scalar oracle's bits (canonical_bf16.h), and the oracle is within 1e-5 of
+// the exact product of the bf16-rounded activations.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -19,8 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "amxqa.h"
 #include "kernels/kernels.h"
-#include "kernels/kernels_avx512_paths.h"
 #include "kernels/training/sgemm_bf16.h"
 
 using namespace amxqa;
@@ -119,6 +120,15 @@ void check_close(const float* got, const float* ref, const float* mag, size_t n,
   CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << n << " outside tolerance");
 }
 
+// Bit-identical outputs (bf16 weights on every table).
+void check_same_bits(const float* got, const float* want, size_t n, const std::string& what) {
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0 && bad++ < 3)
+      FAIL_CHECK(what << " [" << i << "]: got " << got[i] << " want " << want[i]);
+  CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << n << " differ from the oracle's bits");
+}
+
 struct Case {
   DType dt;
   Layout lay;
@@ -135,7 +145,8 @@ bool cols_ok(Layout lay, uint32_t cols) {
          (lay == Layout::vnni4 && cols % 4 == 0);
 }
 
-// Reference y = W x in double and its magnitude Σ|w||x|.
+// Reference y = W x in double and its magnitude Σ|w||x|; bf16 weights
+// multiply bf16-rounded activations (canonical_bf16.h).
 void reference_matvec(const TestWeights& t, const float* x, std::vector<float>& y,
                       std::vector<float>& mag) {
   const size_t R = t.view.rows, C = t.view.cols;
@@ -144,8 +155,9 @@ void reference_matvec(const TestWeights& t, const float* x, std::vector<float>& 
   for (size_t r = 0; r < R; ++r) {
     double s = 0, a = 0;
     for (size_t c = 0; c < C; ++c) {
-      s += double(t.logical[r * C + c]) * x[c];
-      a += std::fabs(double(t.logical[r * C + c]) * x[c]);
+      const float xc = t.view.dtype == DType::bf16 ? bf16_to_f32(f32_to_bf16(x[c])) : x[c];
+      s += double(t.logical[r * C + c]) * xc;
+      a += std::fabs(double(t.logical[r * C + c]) * xc);
     }
     y[r] = float(s);
     mag[r] = float(a);
@@ -235,19 +247,20 @@ TEST_SUITE("unit") {
             const std::vector<float> x = random_vec(cols);
             std::vector<float> want(rows), got(rows), mag(rows);
             magnitudes(x.data(), mag.data());
+            const bool bf16 = cs.dt == DType::bf16;
             s.matvec(t.view, x.data(), want.data());
             tb.k->matvec(t.view, x.data(), got.data());
-            check_close(got.data(), want.data(), mag.data(), rows, 1e-4f, "matvec " + what);
+            if (bf16) check_same_bits(got.data(), want.data(), rows, "matvec " + what);
+            else check_close(got.data(), want.data(), mag.data(), rows, 1e-4f, "matvec " + what);
             // rows_dot, ids with repeats and both ends
             const uint32_t ids[5] = {0, rows - 1, rows / 3, 0, rows / 2};
             float out[5], ref[5], mg[5];
             s.rows_dot(t.view, ids, 5, x.data(), ref);
             tb.k->rows_dot(t.view, ids, 5, x.data(), out);
             for (int i = 0; i < 5; ++i) mg[i] = mag[ids[i]];
-            check_close(out, ref, mg, 5, 1e-4f, "rows_dot " + what);
+            if (bf16) check_same_bits(out, ref, 5, "rows_dot " + what);
+            else check_close(out, ref, mg, 5, 1e-4f, "rows_dot " + what);
             // matmul with padded strides: padding must stay untouched
-            const float tol = cs.dt == DType::bf16 ? 1e-2f : 1e-4f;
-            const bool avx512 = tb.k == kernels_avx512();
             for (size_t m : {size_t(1), size_t(2), size_t(4), size_t(17), size_t(40), size_t(70)}) {
               const size_t ldx = cols + 3, ldy = rows + 5;
               const std::vector<float> X = random_vec(m * ldx);
@@ -255,14 +268,9 @@ TEST_SUITE("unit") {
               for (size_t i = 0; i < m; ++i) magnitudes(X.data() + i * ldx, M.data() + i * ldy);
               s.matmul(t.view, X.data(), ldx, m, Yw.data(), ldy);
               tb.k->matmul(t.view, X.data(), ldx, m, Yg.data(), ldy);
-              check_close(Yg.data(), Yw.data(), M.data(), Yg.size(), tol,
-                          "matmul m=" + std::to_string(m) + " " + what);
-              if (avx512) {  // the exact widening path (taken without AVX512-BF16)
-                std::fill(Yg.begin(), Yg.end(), -7.0f);
-                matmul_avx512_widened(t.view, X.data(), ldx, m, Yg.data(), ldy);
-                check_close(Yg.data(), Yw.data(), M.data(), Yg.size(), 1e-4f,
-                            "matmul widened m=" + std::to_string(m) + " " + what);
-              }
+              const std::string mw = "matmul m=" + std::to_string(m) + " " + what;
+              if (bf16) check_same_bits(Yg.data(), Yw.data(), Yg.size(), mw);
+              else check_close(Yg.data(), Yw.data(), M.data(), Yg.size(), 1e-4f, mw);
             }
           }
     }
@@ -364,6 +372,52 @@ TEST_SUITE("unit") {
             };
             check_c(C, rounded, 1e-4f, "sgemm_bf16_avx512 " + shape);
           }
+  }
+
+  // canonical_bf16.h at its edges: denormal and tiny operands (DAZ / FTZ),
+  // products below the normal range, huge values, exact cancellation, every
+  // K remainder of the 32-column chunk, and m on both sides of the tiles'
+  // threshold (16). The amx_emulated table runs the tile kernels.
+  TEST_CASE("bf16 products: every table and the tiles give the oracle's bits at the edges") {
+    std::vector<Table> tables = fast_tables();
+    tables.push_back({"amx_emulated", kernels_amx_emulated()});
+    if (const Kernels* amx = kernels_for_isa(AMXQA_ISA_AMX)) tables.push_back({"amx", amx});
+    const float edge[] = {1e-39f, -3e-39f, 1e-38f, 1.2e-38f, 1e-20f, -1e-22f, 3e38f, -2e38f,
+                          0.0f,   -0.0f,   1.0f,   -1.0f,    0.5f,   65504.0f, 1e-3f, 7.0f};
+    auto edgy = [&](size_t n) {
+      std::vector<float> v = random_vec(n);
+      for (size_t i = 0; i < n; i += 3) v[i] = edge[(i / 3) % 16];
+      return v;
+    };
+    const Kernels& s = kernels_scalar();
+    for (Layout lay : {Layout::plain, Layout::vnni2})
+      for (uint32_t cols : {2u, 30u, 32u, 34u, 63u, 64u, 96u, 520u}) {
+        if (!cols_ok(lay, cols)) continue;
+        const uint32_t rows = 19;
+        TestWeights t = make_weights(DType::bf16, lay, rows, cols);
+        for (size_t i = 0; i < t.bf16.size(); i += 5) t.bf16[i] = f32_to_bf16(edge[(i / 5) % 16]);
+        for (const Table& tb : tables) {
+          const std::string what = std::string(tb.label) + (lay == Layout::plain ? " plain " : " vnni2 ") +
+                                   std::to_string(rows) + "x" + std::to_string(cols);
+          for (size_t m : {size_t(1), size_t(5), size_t(16), size_t(17), size_t(33)}) {
+            const std::vector<float> X = edgy(m * cols);
+            std::vector<float> Yw(m * rows), Yg(m * rows);
+            s.matmul(t.view, X.data(), cols, m, Yw.data(), rows);
+            tb.k->matmul(t.view, X.data(), cols, m, Yg.data(), rows);
+            check_same_bits(Yg.data(), Yw.data(), Yg.size(), "matmul m=" + std::to_string(m) + " " + what);
+          }
+          const std::vector<float> x = edgy(cols);
+          std::vector<float> yw(rows), yg(rows);
+          s.matvec(t.view, x.data(), yw.data());
+          tb.k->matvec(t.view, x.data(), yg.data());
+          check_same_bits(yg.data(), yw.data(), rows, "matvec " + what);
+          const uint32_t ids[11] = {3, 0, 18, 3, 7, 9, 11, 12, 13, 1, 2};
+          float ow[11], og[11];
+          s.rows_dot(t.view, ids, 11, x.data(), ow);
+          tb.k->rows_dot(t.view, ids, 11, x.data(), og);
+          check_same_bits(og, ow, 11, "rows_dot " + what);
+        }
+      }
   }
 
   // dot_rows and softmax follow kernels.h's canonical order: the scalar

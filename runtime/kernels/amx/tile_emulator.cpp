@@ -9,10 +9,14 @@
 //   * DAZ: bf16 inputs and the incoming accumulator that are denormal are read
 //     as (signed) zero; FTZ: every rounded result that is denormal becomes a
 //     signed zero (tininess detected after rounding, as x86 FTZ does);
-//   * MXCSR is neither read nor written: the emulator never touches it, and
-//     uses fmaf, which rounds to nearest-even in the default environment.
+//   * MXCSR is neither read nor written: each fused step is
+//     canonical_bf16::fused_step (a multiply and add where the bf16 product
+//     is exact, else fmaf), rounding to nearest-even in the default
+//     environment.
 // TDPBSSD is exact int32 arithmetic with wrap-around.
 #include "kernels/amx/tile_emulator.h"
+
+#include "kernels/canonical_bf16.h"
 
 #include <cmath>
 #include <cstring>
@@ -191,16 +195,19 @@ TileFault tdpbf16ps(int dst, int a, int b) {
   const unsigned rows = g_state.cfg.rows[dst];
   const unsigned kpairs = g_state.cfg.colsb[a] / 4;  // elements_src1
   const unsigned ncols = g_state.cfg.colsb[dst] / 4;  // elements_dest
+  // B's bf16 pairs as f32, once per instruction (not once per row of A).
+  float bf[kMaxRows][kBytesPerRow / 2];
+  for (unsigned k = 0; k < kpairs; ++k)
+    for (unsigned c = 0; c < 2 * ncols; ++c) bf[k][c] = make_fp32(load_u16(g_state.t[b][k] + 2 * c));
   for (unsigned m = 0; m < rows; ++m) {
     float temp1[2 * kBytesPerRow / 4] = {};
     for (unsigned k = 0; k < kpairs; ++k) {
       const uint8_t* arow = g_state.t[a][m] + 4 * k;
       const float a0 = make_fp32(load_u16(arow)), a1 = make_fp32(load_u16(arow + 2));
       for (unsigned n = 0; n < ncols; ++n) {
-        const uint8_t* brow = g_state.t[b][k] + 4 * n;
-        const float b0 = make_fp32(load_u16(brow)), b1 = make_fp32(load_u16(brow + 2));
-        temp1[2 * n + 0] = ftz(std::fmaf(a0, b0, temp1[2 * n + 0]));
-        temp1[2 * n + 1] = ftz(std::fmaf(a1, b1, temp1[2 * n + 1]));
+        // ftz(fmaf(a, b, t)) for bf16 operands (canonical_bf16.h).
+        temp1[2 * n + 0] = canonical_bf16::fused_step(a0, bf[k][2 * n + 0], temp1[2 * n + 0]);
+        temp1[2 * n + 1] = canonical_bf16::fused_step(a1, bf[k][2 * n + 1], temp1[2 * n + 1]);
       }
     }
     uint8_t* drow = g_state.t[dst][m];

@@ -1,0 +1,375 @@
+// canonical_bf16_avx2.cpp — canonical_bf16.h on 8-lane ymm registers.
+//
+// Lane layout: a ymm holds 4 outputs x (even, odd), so lane 2j accumulates
+// output j's even partial sum and lane 2j+1 its odd one, exactly the two
+// fp32 temporaries per output that TDPBF16PS keeps. Per column pair p the
+// activations' (x[2p], x[2p+1]) are broadcast as one 64-bit pair and one FMA
+// advances 8 partial sums. After each 16-pair chunk, hadd gives even + odd
+// per output, and y = y + (e + o). MXCSR's DAZ and FTZ are set while a
+// product runs (FlushDenormals), which is the definition's steps 1 and 4.
+//
+// Weights in vnni2 ([cols/2][rows][2]) are already (output, parity) ordered:
+// a 128-bit load of 4 outputs' pairs widens straight into that layout. Plain
+// row-major weights are widened 4 pairs of 8 rows at a time and transposed
+// as 64-bit pairs (plain_group).
+//
+// Prefill (matmul, m >= 4) packs both operands under gemm_blocking.h: A = the
+// activations rounded to bf16 (kept as f32 pairs), B = the weights as (output,
+// parity) f32 pairs, and a 6-row x 8-output micro-kernel (12 partial sums).
+#include "kernels/canonical_bf16_avx2.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/canonical_bf16.h"
+#include "kernels/gemm_blocking.h"
+
+namespace amxqa::canonical_bf16 {
+namespace {
+
+// DAZ and FTZ for the lifetime of one product; the caller's MXCSR is restored.
+struct FlushDenormals {
+  unsigned saved;
+  FlushDenormals() : saved(_mm_getcsr()) { _mm_setcsr(saved | 0x8040u); }
+  ~FlushDenormals() { _mm_setcsr(saved); }
+  FlushDenormals(const FlushDenormals&) = delete;
+  FlushDenormals& operator=(const FlushDenormals&) = delete;
+};
+
+inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+inline __m256i lanes8(size_t n) {
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n > 8 ? 8 : n)), idx);
+}
+
+// 8 bf16 (4 pairs) → 8 f32, in place order (exact).
+inline __m256 widen(__m128i v) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+}
+
+// Step 1 on 8 activations: bf16 round to nearest even (NaN kept quiet), as f32.
+// DAZ of the result is left to MXCSR.
+inline __m256 round_activations(__m256 x) {
+  const __m256i u = _mm256_castps_si256(x);
+  const __m256i hi = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  const __m256i rounded =
+      _mm256_and_si256(_mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb)), hi);
+  const __m256i is_nan = _mm256_cmpgt_epi32(
+      _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+  const __m256i quiet = _mm256_or_si256(_mm256_and_si256(u, hi), _mm256_set1_epi32(0x00400000));
+  return _mm256_castsi256_ps(_mm256_blendv_epi8(rounded, quiet, is_nan));
+}
+
+// dst[0..32) = rounded x[0..n), zero past n (n <= 32): one chunk's activations.
+inline void round_chunk(const float* x, size_t n, float* dst) {
+  for (size_t c = 0; c < kChunkCols; c += 8) {
+    const size_t left = n > c ? n - c : 0;
+    const __m256i m = lanes8(left);
+    _mm256_store_ps(dst + c, _mm256_and_ps(_mm256_castsi256_ps(m),
+                                           round_activations(_mm256_maskload_ps(x + c, m))));
+  }
+}
+
+// (x[2p], x[2p+1]) in every 64-bit lane.
+inline __m256 pair_of(const float* x2p) {
+  double d;
+  std::memcpy(&d, x2p, sizeof d);
+  return _mm256_castpd_ps(_mm256_set1_pd(d));
+}
+
+// even + odd for 8 outputs, in output order: e0 holds outputs 0-3, e1
+// outputs 4-7 as (even, odd) lanes; hadd gives [0 1 4 5 | 2 3 6 7] and the
+// 64-bit permute restores the order.
+inline __m256 chunk_sum(__m256 e0, __m256 e1) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(e0, e1)), 0xd8));
+}
+
+// Step 3 for n <= 8 outputs held in memory: y = y + (even + odd); first: y
+// starts at +0 (a zeroed C tile). Whole groups use plain loads and stores:
+// masked stores are slow on some cores and block store-to-load forwarding.
+inline void add_chunk(float* y, size_t n, bool first, __m256 e0, __m256 e1) {
+  const __m256 s = chunk_sum(e0, e1);
+  if (n == 8) {
+    _mm256_storeu_ps(y, _mm256_add_ps(first ? _mm256_setzero_ps() : _mm256_loadu_ps(y), s));
+    return;
+  }
+  const __m256i m = lanes8(n);
+  const __m256 prev = first ? _mm256_setzero_ps() : _mm256_maskload_ps(y, m);
+  _mm256_maskstore_ps(y, m, _mm256_add_ps(prev, s));
+}
+
+// Plain weights: columns c..c+7 (4 pairs) of 8 rows as (output, parity) f32:
+// v[q][h] = pair q of rows 4h..4h+3. Columns at or past k read as zero
+// (the padding of the last chunk, which the tiles multiply too).
+inline void plain_group(const uint16_t* const rows[8], size_t c, size_t k, __m256 v[4][2]) {
+  __m256d r[8];
+  for (int i = 0; i < 8; ++i) {
+    __m128i raw;
+    if (c + 8 <= k) {
+      raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[i] + c));
+    } else {
+      alignas(16) uint16_t t[8] = {};
+      if (c < k) std::memcpy(t, rows[i] + c, (k - c) * sizeof(uint16_t));
+      raw = _mm_load_si128(reinterpret_cast<const __m128i*>(t));
+    }
+    r[i] = _mm256_castps_pd(widen(raw));  // 4 doubles = pairs 0..3 of row i
+  }
+  for (int h = 0; h < 2; ++h) {
+    const __m256d* g = r + 4 * h;
+    const __m256d t0 = _mm256_unpacklo_pd(g[0], g[1]), t1 = _mm256_unpackhi_pd(g[0], g[1]);
+    const __m256d t2 = _mm256_unpacklo_pd(g[2], g[3]), t3 = _mm256_unpackhi_pd(g[2], g[3]);
+    v[0][h] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20));
+    v[1][h] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20));
+    v[2][h] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31));
+    v[3][h] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
+  }
+}
+
+// vnni2 weights: pair q of the 8 outputs whose pairs `u` holds (u32 each).
+inline void vnni2_pair(__m256i u, __m256* v0, __m256* v1) {
+  *v0 = widen(_mm256_castsi256_si128(u));
+  *v1 = widen(_mm256_extracti128_si256(u, 1));
+}
+
+// ---- decode: one activation vector against rows of W ---------------------
+
+inline void zero(float* out, size_t n) { std::memset(out, 0, n * sizeof(float)); }
+
+// Decode is one activation row, so the only independent FMA chains are the
+// outputs': 32 outputs (4 groups of 8, 8 accumulators) advance together to
+// hide the FMA latency. Outputs past n repeat a valid row and are not stored.
+constexpr size_t kGroups = 4;
+
+// out[i] = W[row(i)] · x for i < n, plain layout.
+template <class Row>
+void plain_rows(const WeightView& w, size_t n, Row row, const float* x, float* out) {
+  if (w.cols == 0) return zero(out, n);
+  const FlushDenormals flush;
+  const uint16_t* d = static_cast<const uint16_t*>(w.data);
+  const size_t k = w.cols;
+  alignas(32) float xa[kChunkCols];
+  for (size_t c0 = 0; c0 < k; c0 += kChunkCols) {
+    round_chunk(x + c0, min_sz(kChunkCols, k - c0), xa);
+    for (size_t i = 0; i < n; i += 8 * kGroups) {
+      const uint16_t* rows[kGroups][8];
+      for (size_t r = 0; r < 8 * kGroups; ++r)
+        rows[r / 8][r % 8] = d + row(i + r < n ? i + r : i) * k;
+      __m256 e[kGroups][2];
+      for (auto& eg : e) eg[0] = eg[1] = _mm256_setzero_ps();
+      for (size_t q = 0; q < kChunkPairs; q += 4) {
+        for (size_t g = 0; g < kGroups; ++g) {
+          __m256 v[4][2];
+          plain_group(rows[g], c0 + 2 * q, k, v);
+          for (size_t j = 0; j < 4; ++j) {
+            const __m256 xp = pair_of(xa + 2 * (q + j));
+            e[g][0] = _mm256_fmadd_ps(xp, v[j][0], e[g][0]);
+            e[g][1] = _mm256_fmadd_ps(xp, v[j][1], e[g][1]);
+          }
+        }
+      }
+      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g)
+        add_chunk(out + i + 8 * g, min_sz(8, n - i - 8 * g), c0 == 0, e[g][0], e[g][1]);
+    }
+  }
+}
+
+// out[i] = W[row(i)] · x for i < n, vnni2 layout; load(pair, i, g) gives the
+// 8 u32 pairs of outputs i..i+7 (g of them valid, g >= 1) for one column pair.
+template <class Load>
+void vnni2_rows(const WeightView& w, size_t n, Load load, const float* x, float* out) {
+  if (w.cols == 0) return zero(out, n);
+  const FlushDenormals flush;
+  const size_t k = w.cols, pairs = k / 2;
+  alignas(32) float xa[kChunkCols];
+  for (size_t c0 = 0; c0 < k; c0 += kChunkCols) {
+    round_chunk(x + c0, min_sz(kChunkCols, k - c0), xa);
+    const size_t q0 = c0 / 2, qn = min_sz(kChunkPairs, pairs - q0);
+    for (size_t i = 0; i < n; i += 8 * kGroups) {
+      size_t base[kGroups], valid[kGroups];
+      for (size_t g = 0; g < kGroups; ++g) {
+        const bool live = i + 8 * g < n;
+        base[g] = live ? i + 8 * g : i;
+        valid[g] = min_sz(8, n - base[g]);
+      }
+      __m256 e[kGroups][2];
+      for (auto& eg : e) eg[0] = eg[1] = _mm256_setzero_ps();
+      for (size_t q = 0; q < kChunkPairs; ++q) {
+        // Pairs past the last are padding: 0 · 0, as the tiles multiply it.
+        const __m256 xp = q < qn ? pair_of(xa + 2 * q) : _mm256_setzero_ps();
+        for (size_t g = 0; g < kGroups; ++g) {
+          __m256 v0 = _mm256_setzero_ps(), v1 = v0;
+          if (q < qn) vnni2_pair(load(q0 + q, base[g], valid[g]), &v0, &v1);
+          e[g][0] = _mm256_fmadd_ps(xp, v0, e[g][0]);
+          e[g][1] = _mm256_fmadd_ps(xp, v1, e[g][1]);
+        }
+      }
+      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g)
+        add_chunk(out + i + 8 * g, valid[g], c0 == 0, e[g][0], e[g][1]);
+    }
+  }
+}
+
+// ---- prefill: both operands packed under gemm_blocking.h ----------------
+
+struct Pair {
+  float even, odd;
+};
+
+constexpr size_t kMR = 6, kNR = 8, kKC = 128, kNC = 128;  // KC, kc: column pairs
+static_assert(kKC % kChunkPairs == 0, "K blocks are whole chunks");
+
+// a: [M][kKC] pairs of rounded activations; b: [kc][8] (output, parity) pairs.
+// Per row two partial-sum registers (8 outputs x even/odd): 12 + 2 B + 1 A =
+// 15 ymm; y stays in C between chunks (add_chunk), which costs one load and
+// one store per row every 16 pairs.
+template <int M>
+void kernel(size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc, size_t nr,
+            bool first) {
+  const float* af = &a[0].even;
+  const float* bf = &b[0].even;
+  for (size_t q0 = 0; q0 < kc; q0 += kChunkPairs) {
+    __m256 e0[M], e1[M];
+    for (int i = 0; i < M; ++i) e0[i] = e1[i] = _mm256_setzero_ps();
+    for (size_t q = q0; q < q0 + kChunkPairs; ++q) {
+      const __m256 b0 = _mm256_load_ps(bf + q * 16), b1 = _mm256_load_ps(bf + q * 16 + 8);
+#pragma GCC unroll 6
+      for (int i = 0; i < M; ++i) {
+        const __m256 xp = pair_of(af + (i * kKC + q) * 2);
+        e0[i] = _mm256_fmadd_ps(xp, b0, e0[i]);
+        e1[i] = _mm256_fmadd_ps(xp, b1, e1[i]);
+      }
+    }
+    for (int i = 0; i < M; ++i) add_chunk(c + i * ldc, nr, first && q0 == 0, e0[i], e1[i]);
+  }
+}
+
+struct Bf16Gemm {
+  static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
+  using AElem = Pair;
+  using BElem = Pair;
+  const WeightView* w;
+  const float* X;
+  size_t ldx;
+
+  // dst[i][q] = rounded (X[i][2q], X[i][2q+1]) for pairs p0.. (zero past K).
+  const Pair* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, Pair* dst) const {
+    const size_t k = w->cols;
+    for (size_t i = 0; i < mr; ++i) {
+      const float* src = X + (i0 + i) * ldx;
+      float* out = &dst[i * kKC].even;
+      for (size_t c = 0; c < 2 * kc; c += 8) {
+        const size_t col = 2 * p0 + c, left = k > col ? k - col : 0;
+        if (left >= 8) {
+          _mm256_storeu_ps(out + c, round_activations(_mm256_loadu_ps(src + col)));
+          continue;
+        }
+        const __m256i m = lanes8(left);
+        _mm256_storeu_ps(out + c, _mm256_and_ps(_mm256_castsi256_ps(m),
+                                                round_activations(_mm256_maskload_ps(src + col, m))));
+      }
+    }
+    return dst;
+  }
+
+  // dst[panel][q][8] = weight pairs of outputs j0 + 8 panel.. (duplicated rows
+  // past nc: their outputs are never stored).
+  void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, Pair* dst) const {
+    const size_t k = w->cols;
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+      const size_t nr = min_sz(kNR, nc - jr);
+      float* out = &dst[0].even;
+      if (w->layout == Layout::vnni2) {
+        const uint32_t* d = static_cast<const uint32_t*>(w->data);
+        const __m256i m = lanes8(nr);
+        for (size_t q = 0; q < kc; ++q) {
+          __m256 v0 = _mm256_setzero_ps(), v1 = v0;
+          if (p0 + q < k / 2)
+            vnni2_pair(_mm256_maskload_epi32(
+                           reinterpret_cast<const int*>(d + (p0 + q) * w->rows + j0 + jr), m),
+                       &v0, &v1);
+          _mm256_store_ps(out + q * 16, v0);
+          _mm256_store_ps(out + q * 16 + 8, v1);
+        }
+        continue;
+      }
+      const uint16_t* d = static_cast<const uint16_t*>(w->data);
+      const uint16_t* rows[8];
+      for (size_t r = 0; r < 8; ++r) rows[r] = d + (j0 + jr + (r < nr ? r : 0)) * k;
+      for (size_t q = 0; q < kc; q += 4) {
+        __m256 v[4][2];
+        plain_group(rows, 2 * (p0 + q), k, v);
+        for (size_t j = 0; j < 4; ++j) {
+          _mm256_store_ps(out + (q + j) * 16, v[j][0]);
+          _mm256_store_ps(out + (q + j) * 16 + 8, v[j][1]);
+        }
+      }
+    }
+  }
+
+  void kernel(size_t mr, size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc,
+              size_t nr, float /*alpha: 1*/, float beta) const {
+    const bool first = beta == 0.0f;
+    switch (mr) {
+      case 1: return canonical_bf16::kernel<1>(kc, a, b, c, ldc, nr, first);
+      case 2: return canonical_bf16::kernel<2>(kc, a, b, c, ldc, nr, first);
+      case 3: return canonical_bf16::kernel<3>(kc, a, b, c, ldc, nr, first);
+      case 4: return canonical_bf16::kernel<4>(kc, a, b, c, ldc, nr, first);
+      case 5: return canonical_bf16::kernel<5>(kc, a, b, c, ldc, nr, first);
+      default: return canonical_bf16::kernel<6>(kc, a, b, c, ldc, nr, first);
+    }
+  }
+};
+
+// Below this many rows, streaming the weights per row beats packing them.
+constexpr size_t kMatmulMinRows = 4;
+
+}  // namespace
+
+void matvec_avx2(const WeightView& w, const float* x, float* y) {
+  if (w.layout == Layout::vnni2) {
+    const uint32_t* d = static_cast<const uint32_t*>(w.data);
+    return vnni2_rows(
+        w, w.rows,
+        [&](size_t q, size_t i, size_t g) {
+          return _mm256_maskload_epi32(reinterpret_cast<const int*>(d + q * w.rows + i), lanes8(g));
+        },
+        x, y);
+  }
+  plain_rows(w, w.rows, [](size_t i) { return i; }, x, y);
+}
+
+void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
+                   float* out) {
+  if (w.layout == Layout::vnni2) {
+    const int* d = static_cast<const int*>(w.data);
+    return vnni2_rows(
+        w, n,
+        [&](size_t q, size_t i, size_t g) {
+          // Ids past g repeat ids[i] (a valid row); their lanes are never stored.
+          alignas(32) int idx[8];
+          for (size_t r = 0; r < 8; ++r) idx[r] = static_cast<int>(ids[i + (r < g ? r : 0)]);
+          return _mm256_i32gather_epi32(d + q * w.rows, _mm256_load_si256(reinterpret_cast<const __m256i*>(idx)), 4);
+        },
+        x, out);
+  }
+  plain_rows(w, n, [ids](size_t i) { return ids[i]; }, x, out);
+}
+
+void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                 size_t ldy) {
+  if (m == 0 || w.rows == 0) return;
+  if (m < kMatmulMinRows || w.cols == 0) {
+    for (size_t i = 0; i < m; ++i) matvec_avx2(w, X + i * ldx, Y + i * ldy);
+    return;
+  }
+  const FlushDenormals flush;
+  const size_t pairs = (w.cols + 1) / 2;
+  const size_t units = (pairs + kChunkPairs - 1) / kChunkPairs * kChunkPairs;  // whole chunks
+  const Bf16Gemm g{&w, X, ldx};
+  gemm_blocked(g, m, w.rows, units, 1.0f, 0.0f, Y, ldy);
+}
+
+}  // namespace amxqa::canonical_bf16
