@@ -143,71 +143,122 @@ inline void zero(float* out, size_t n) { std::memset(out, 0, n * sizeof(float));
 // hide the FMA latency. Outputs past n repeat a valid row and are not stored.
 constexpr size_t kGroups = 4;
 
-// out[i] = W[row(i)] · x for i < n, plain layout.
+// In-place transpose of 8 x 8 u32: r[i] lane j becomes r[j] lane i.
+inline void transpose8x8_epi32(__m256i r[8]) {
+  __m256i t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i + 0] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x20);
+    r[i + 4] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x31);
+  }
+}
+
+// Pairs q..q+7 (columns c = 2q .. 2q+15) of 8 plain rows as u32 pairs with
+// the lanes over rows: p[j] lane i = row i's pair q+j. Columns at or past k
+// read as zero.
+inline void plain_pairs8(const uint16_t* const rows[8], size_t c, size_t k, __m256i p[8]) {
+  for (int i = 0; i < 8; ++i) {
+    if (c + 16 <= k) {
+      p[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[i] + c));
+    } else {
+      alignas(32) uint16_t t[16] = {};
+      if (c < k) std::memcpy(t, rows[i] + c, (k - c) * sizeof(uint16_t));
+      p[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(t));
+    }
+  }
+  transpose8x8_epi32(p);
+}
+
+// out[i] = W[row(i)] · x for i < n, plain layout: 8 rows' pairs transposed
+// so that the lanes are outputs, then as vnni2_rows (even and odd sums in
+// two registers per 8 outputs).
 template <class Row>
 void plain_rows(const WeightView& w, size_t n, Row row, const float* x, float* out) {
   if (w.cols == 0) return zero(out, n);
   const FlushDenormals flush;
   const uint16_t* d = static_cast<const uint16_t*>(w.data);
   const size_t k = w.cols;
+  const __m256i hi = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
   alignas(32) float xa[kChunkCols];
   for (size_t c0 = 0; c0 < k; c0 += kChunkCols) {
     round_chunk(x + c0, min_sz(kChunkCols, k - c0), xa);
     for (size_t i = 0; i < n; i += 8 * kGroups) {
-      const uint16_t* rows[kGroups][8];
-      for (size_t r = 0; r < 8 * kGroups; ++r)
-        rows[r / 8][r % 8] = d + row(i + r < n ? i + r : i) * k;
-      __m256 e[kGroups][2];
-      for (auto& eg : e) eg[0] = eg[1] = _mm256_setzero_ps();
-      for (size_t q = 0; q < kChunkPairs; q += 4) {
+      __m256 e[kGroups], o[kGroups];
+      for (size_t g = 0; g < kGroups; ++g) e[g] = o[g] = _mm256_setzero_ps();
+      // All 16 pairs, padding included (zeros: the sums stay as they are).
+      for (size_t q = 0; q < kChunkPairs; q += 8) {
         for (size_t g = 0; g < kGroups; ++g) {
-          __m256 v[4][2];
-          plain_group(rows[g], c0 + 2 * q, k, v);
-          for (size_t j = 0; j < 4; ++j) {
-            const __m256 xp = pair_of(xa + 2 * (q + j));
-            e[g][0] = _mm256_fmadd_ps(xp, v[j][0], e[g][0]);
-            e[g][1] = _mm256_fmadd_ps(xp, v[j][1], e[g][1]);
+          const uint16_t* rows[8];
+          for (size_t r = 0; r < 8; ++r) {
+            const size_t at = i + 8 * g + r;
+            rows[r] = d + row(at < n ? at : i) * k;  // spare lanes repeat a row, never stored
+          }
+          __m256i p[8];
+          plain_pairs8(rows, c0 + 2 * q, k, p);
+          for (size_t j = 0; j < 8; ++j) {
+            const float* xp = xa + 2 * (q + j);
+            e[g] = _mm256_fmadd_ps(_mm256_broadcast_ss(xp),
+                                   _mm256_castsi256_ps(_mm256_slli_epi32(p[j], 16)), e[g]);
+            o[g] = _mm256_fmadd_ps(_mm256_broadcast_ss(xp + 1),
+                                   _mm256_castsi256_ps(_mm256_and_si256(p[j], hi)), o[g]);
           }
         }
       }
-      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g)
-        add_chunk(out + i + 8 * g, min_sz(8, n - i - 8 * g), c0 == 0, e[g][0], e[g][1]);
+      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g) {
+        float* y = out + i + 8 * g;
+        const __m256i m = lanes8(n - i - 8 * g);
+        const __m256 prev = c0 == 0 ? _mm256_setzero_ps() : _mm256_maskload_ps(y, m);
+        _mm256_maskstore_ps(y, m, _mm256_add_ps(prev, _mm256_add_ps(e[g], o[g])));
+      }
     }
   }
 }
 
 // out[i] = W[row(i)] · x for i < n, vnni2 layout; load(pair, i, g) gives the
 // 8 u32 pairs of outputs i..i+7 (g of them valid, g >= 1) for one column pair.
+// Here the lanes are outputs, with the even and the odd partial sums in two
+// registers (the same two sums as the (output, parity) lanes): a pair's low
+// half is its even column, so a shift and a mask widen it, and the chunk's
+// y + (e + o) is a vertical add.
 template <class Load>
 void vnni2_rows(const WeightView& w, size_t n, Load load, const float* x, float* out) {
   if (w.cols == 0) return zero(out, n);
   const FlushDenormals flush;
   const size_t k = w.cols, pairs = k / 2;
+  const __m256i hi = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
   alignas(32) float xa[kChunkCols];
   for (size_t c0 = 0; c0 < k; c0 += kChunkCols) {
     round_chunk(x + c0, min_sz(kChunkCols, k - c0), xa);
     const size_t q0 = c0 / 2, qn = min_sz(kChunkPairs, pairs - q0);
     for (size_t i = 0; i < n; i += 8 * kGroups) {
-      size_t base[kGroups], valid[kGroups];
-      for (size_t g = 0; g < kGroups; ++g) {
-        const bool live = i + 8 * g < n;
-        base[g] = live ? i + 8 * g : i;
-        valid[g] = min_sz(8, n - base[g]);
-      }
-      __m256 e[kGroups][2];
-      for (auto& eg : e) eg[0] = eg[1] = _mm256_setzero_ps();
-      for (size_t q = 0; q < kChunkPairs; ++q) {
-        // Pairs past the last are padding: 0 · 0, as the tiles multiply it.
-        const __m256 xp = q < qn ? pair_of(xa + 2 * q) : _mm256_setzero_ps();
+      __m256 e[kGroups], o[kGroups];
+      for (size_t g = 0; g < kGroups; ++g) e[g] = o[g] = _mm256_setzero_ps();
+      // Pairs past the last are padding (0 · 0, as the tiles multiply it):
+      // they leave every partial sum as it is, so they are skipped.
+      for (size_t q = 0; q < qn; ++q) {
+        const __m256 xe = _mm256_set1_ps(xa[2 * q]), xo = _mm256_set1_ps(xa[2 * q + 1]);
         for (size_t g = 0; g < kGroups; ++g) {
-          __m256 v0 = _mm256_setzero_ps(), v1 = v0;
-          if (q < qn) vnni2_pair(load(q0 + q, base[g], valid[g]), &v0, &v1);
-          e[g][0] = _mm256_fmadd_ps(xp, v0, e[g][0]);
-          e[g][1] = _mm256_fmadd_ps(xp, v1, e[g][1]);
+          const size_t i0 = i + 8 * g < n ? i + 8 * g : i;
+          const __m256i u = load(q0 + q, i0, min_sz(8, n - i0));
+          e[g] = _mm256_fmadd_ps(xe, _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)), e[g]);
+          o[g] = _mm256_fmadd_ps(xo, _mm256_castsi256_ps(_mm256_and_si256(u, hi)), o[g]);
         }
       }
-      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g)
-        add_chunk(out + i + 8 * g, valid[g], c0 == 0, e[g][0], e[g][1]);
+      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g) {
+        float* y = out + i + 8 * g;
+        const __m256i m = lanes8(n - i - 8 * g);
+        const __m256 prev = c0 == 0 ? _mm256_setzero_ps() : _mm256_maskload_ps(y, m);
+        _mm256_maskstore_ps(y, m, _mm256_add_ps(prev, _mm256_add_ps(e[g], o[g])));
+      }
     }
   }
 }
@@ -334,7 +385,9 @@ void matvec_avx2(const WeightView& w, const float* x, float* y) {
     return vnni2_rows(
         w, w.rows,
         [&](size_t q, size_t i, size_t g) {
-          return _mm256_maskload_epi32(reinterpret_cast<const int*>(d + q * w.rows + i), lanes8(g));
+          const uint32_t* src = d + q * w.rows + i;
+          if (g == 8) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+          return _mm256_maskload_epi32(reinterpret_cast<const int*>(src), lanes8(g));
         },
         x, y);
   }
