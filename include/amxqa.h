@@ -195,12 +195,18 @@ AMXQA_API const char* amxqa_status_name(amxqa_status status);
 typedef struct amxqa_model amxqa_model;
 typedef struct amxqa_session amxqa_session;
 
-/* ---- Instruction sets -------------------------------------------------- */
+/* ---- Instruction sets --------------------------------------------------
+ * For a model with bf16 weights (every model amxqa-train exports, and the
+ * default model) every ISA gives the same answer bytes: all of them compute a
+ * bf16-weight product with the AMX tiles' arithmetic (activations rounded to
+ * bf16, sums in 32-column chunks, denormals flushed; see
+ * runtime/kernels/canonical_bf16.h), and softmax and exp in one canonical
+ * order. f32 and int8 weights are outside that promise. */
 typedef enum amxqa_isa {
   AMXQA_ISA_AUTO = 0,   /* best available, capped by AMXQA_MAX_ISA if set */
   AMXQA_ISA_SCALAR = 1, /* portable C++ reference: the oracle */
   AMXQA_ISA_AVX2 = 2,   /* AVX2 + FMA */
-  AMXQA_ISA_AVX512 = 3, /* AVX-512F/BW/VL, + BF16 (vdpbf16ps) and VNNI when present */
+  AMXQA_ISA_AVX512 = 3, /* AVX-512F/BW/VL/DQ (bf16 weights: the AVX2 kernels, same bits) */
   AMXQA_ISA_AMX = 4,    /* AMX tiles for prefill (M >= 16), AVX-512 for decode */
   AMXQA_ISA_AMX_EMULATED = 5 /* AMX kernels on the portable tile emulator (tests) */
 } amxqa_isa;
