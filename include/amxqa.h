@@ -197,11 +197,15 @@ typedef struct amxqa_session amxqa_session;
 
 /* ---- Instruction sets --------------------------------------------------
  * For a model with bf16 weights (every model amxqa-train exports, and the
- * default model) every ISA gives the same answer bytes: all of them compute a
- * bf16-weight product with the AMX tiles' arithmetic (activations rounded to
- * bf16, sums in 32-column chunks, denormals flushed; see
- * runtime/kernels/canonical_bf16.h), and softmax and exp in one canonical
- * order. f32 and int8 weights are outside that promise. */
+ * default model) every ISA computes each weight product with the same bits:
+ * the AMX tiles' arithmetic (activations rounded to bf16, sums in 32-column
+ * chunks, denormals flushed; runtime/kernels/canonical_bf16.h), and the
+ * attention softmax, exp and pointer scores in one canonical order. The
+ * prefill attention's two f32 products (queries x keys, probabilities x
+ * values) still sum in each ISA's own order, so hidden states may differ in
+ * their last bits between ISAs; answers have agreed on every question
+ * checked (README, "The same answer on every backend"). f32 and int8
+ * weights are outside the promise. */
 typedef enum amxqa_isa {
   AMXQA_ISA_AUTO = 0,   /* best available, capped by AMXQA_MAX_ISA if set */
   AMXQA_ISA_SCALAR = 1, /* portable C++ reference: the oracle */
