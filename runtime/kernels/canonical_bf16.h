@@ -23,7 +23,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+
+#include "kernels/kernels.h"
 
 namespace amxqa::canonical_bf16 {
 
@@ -36,18 +37,8 @@ static inline float flush(float f) {
   return std::fabs(f) < 0x1p-126f ? std::copysign(0.0f, f) : f;
 }
 
-// Step 1 for an activation: bf16 rounding (as f32_to_bf16), then DAZ.
-static inline float activation(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) {
-    u = (u & 0xffff0000u) | 0x00400000u;
-  } else {
-    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
-  }
-  std::memcpy(&f, &u, sizeof f);
-  return flush(f);
-}
+// Step 1 for an activation: bf16 rounding (f32_to_bf16), then DAZ.
+static inline float activation(float f) { return flush(bf16_to_f32(f32_to_bf16(f))); }
 
 // acc + a·b with one rounding, then FTZ (a, b flushed bf16 values). The
 // product of two bf16 values is exact in fp32 while it stays in the normal

@@ -8,14 +8,17 @@
 // per output, and y = y + (e + o). MXCSR's DAZ and FTZ are set while a
 // product runs (FlushDenormals), which is the definition's steps 1 and 4.
 //
-// Weights in vnni2 ([cols/2][rows][2]) are already (output, parity) ordered:
-// a 128-bit load of 4 outputs' pairs widens straight into that layout. Plain
-// row-major weights are widened 4 pairs of 8 rows at a time and transposed
-// as 64-bit pairs (plain_group).
-//
 // Prefill (matmul, m >= 4) packs both operands under gemm_blocking.h: A = the
 // activations rounded to bf16 (kept as f32 pairs), B = the weights as (output,
 // parity) f32 pairs, and a 6-row x 8-output micro-kernel (12 partial sums).
+// vnni2 weights ([cols/2][rows][2]) are already (output, parity) ordered: a
+// 128-bit load of 4 outputs' pairs widens straight into that layout; plain
+// row-major weights are widened 4 pairs of 8 rows at a time and transposed as
+// 64-bit pairs (plain_group).
+//
+// Decode (matvec, rows_dot) has a single activation row, so it keeps the
+// lanes over outputs and the two sums in two registers instead (see
+// vnni2_rows).
 #include "kernels/canonical_bf16_avx2.h"
 
 #include <immintrin.h>
@@ -87,11 +90,11 @@ inline __m256 chunk_sum(__m256 e0, __m256 e1) {
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(e0, e1)), 0xd8));
 }
 
-// Step 3 for n <= 8 outputs held in memory: y = y + (even + odd); first: y
-// starts at +0 (a zeroed C tile). Whole groups use plain loads and stores:
-// masked stores are slow on some cores and block store-to-load forwarding.
-inline void add_chunk(float* y, size_t n, bool first, __m256 e0, __m256 e1) {
-  const __m256 s = chunk_sum(e0, e1);
+// Step 3 for n <= 8 outputs held in memory: y = y + s, s = even + odd per
+// output; first: y starts at +0 (a zeroed C tile). Whole groups use plain
+// loads and stores: masked stores are slow on some cores and block
+// store-to-load forwarding.
+inline void add_sum(float* y, size_t n, bool first, __m256 s) {
   if (n == 8) {
     _mm256_storeu_ps(y, _mm256_add_ps(first ? _mm256_setzero_ps() : _mm256_loadu_ps(y), s));
     return;
@@ -99,6 +102,11 @@ inline void add_chunk(float* y, size_t n, bool first, __m256 e0, __m256 e1) {
   const __m256i m = lanes8(n);
   const __m256 prev = first ? _mm256_setzero_ps() : _mm256_maskload_ps(y, m);
   _mm256_maskstore_ps(y, m, _mm256_add_ps(prev, s));
+}
+
+// add_sum for (output, parity) lanes: e0 outputs 0-3, e1 outputs 4-7.
+inline void add_chunk(float* y, size_t n, bool first, __m256 e0, __m256 e1) {
+  add_sum(y, n, first, chunk_sum(e0, e1));
 }
 
 // Plain weights: columns c..c+7 (4 pairs) of 8 rows as (output, parity) f32:
@@ -213,12 +221,8 @@ void plain_rows(const WeightView& w, size_t n, Row row, const float* x, float* o
           }
         }
       }
-      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g) {
-        float* y = out + i + 8 * g;
-        const __m256i m = lanes8(n - i - 8 * g);
-        const __m256 prev = c0 == 0 ? _mm256_setzero_ps() : _mm256_maskload_ps(y, m);
-        _mm256_maskstore_ps(y, m, _mm256_add_ps(prev, _mm256_add_ps(e[g], o[g])));
-      }
+      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g)
+        add_sum(out + i + 8 * g, min_sz(8, n - i - 8 * g), c0 == 0, _mm256_add_ps(e[g], o[g]));
     }
   }
 }
@@ -240,6 +244,11 @@ void vnni2_rows(const WeightView& w, size_t n, Load load, const float* x, float*
     round_chunk(x + c0, min_sz(kChunkCols, k - c0), xa);
     const size_t q0 = c0 / 2, qn = min_sz(kChunkPairs, pairs - q0);
     for (size_t i = 0; i < n; i += 8 * kGroups) {
+      size_t base[kGroups], valid[kGroups];  // spare groups repeat outputs i.., never stored
+      for (size_t g = 0; g < kGroups; ++g) {
+        base[g] = i + 8 * g < n ? i + 8 * g : i;
+        valid[g] = min_sz(8, n - base[g]);
+      }
       __m256 e[kGroups], o[kGroups];
       for (size_t g = 0; g < kGroups; ++g) e[g] = o[g] = _mm256_setzero_ps();
       // Pairs past the last are padding (0 · 0, as the tiles multiply it):
@@ -247,18 +256,13 @@ void vnni2_rows(const WeightView& w, size_t n, Load load, const float* x, float*
       for (size_t q = 0; q < qn; ++q) {
         const __m256 xe = _mm256_set1_ps(xa[2 * q]), xo = _mm256_set1_ps(xa[2 * q + 1]);
         for (size_t g = 0; g < kGroups; ++g) {
-          const size_t i0 = i + 8 * g < n ? i + 8 * g : i;
-          const __m256i u = load(q0 + q, i0, min_sz(8, n - i0));
+          const __m256i u = load(q0 + q, base[g], valid[g]);
           e[g] = _mm256_fmadd_ps(xe, _mm256_castsi256_ps(_mm256_slli_epi32(u, 16)), e[g]);
           o[g] = _mm256_fmadd_ps(xo, _mm256_castsi256_ps(_mm256_and_si256(u, hi)), o[g]);
         }
       }
-      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g) {
-        float* y = out + i + 8 * g;
-        const __m256i m = lanes8(n - i - 8 * g);
-        const __m256 prev = c0 == 0 ? _mm256_setzero_ps() : _mm256_maskload_ps(y, m);
-        _mm256_maskstore_ps(y, m, _mm256_add_ps(prev, _mm256_add_ps(e[g], o[g])));
-      }
+      for (size_t g = 0; g < kGroups && i + 8 * g < n; ++g)
+        add_sum(out + i + 8 * g, min_sz(8, n - i - 8 * g), c0 == 0, _mm256_add_ps(e[g], o[g]));
     }
   }
 }
