@@ -7,6 +7,8 @@
 //   BM_matmul_<dtype>_<isa>         prefill: 64 tokens × a 640×256 weight
 //   BM_matvec_<dtype>_<isa>         decode: a 2048×1024 weight (beyond L2)
 //   BM_dot_rows_<isa>               the start pointer: 512 f32 rows of 256
+//   BM_attend_gemm_<isa>/tb         prefill attention of one head: 64 rows
+//                                   against 256 keys, scores (tb 1), output (tb 0)
 //   BM_softmax_<isa>                one 256-key attention row (canonical exp)
 //   BM_matmul_bf16_amx,             the AMX table's tile paths on the same
 //   BM_matmul_bf16vnni2_amx         prefill shape: plain bf16 (the default
@@ -169,6 +171,25 @@ void bm_dot_rows(benchmark::State& state, const Isa isa) {
       benchmark::Counter(2.0 * n * d * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
+// Prefill attention's products in the canonical order, the default model's
+// shape: a 64-row block of one head (hd 32) against 256 keys, scores
+// (tb = 1: scale · Q Kᵀ, k = 32) and output (tb = 0: P V, k = 256).
+// GFLOP/s of 2·m·n·k.
+void bm_attend_gemm(benchmark::State& state, const Isa isa) {
+  if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
+  const bool tb = state.range(0) != 0;
+  const size_t m = 64, keys = 256, hd = 32;
+  const size_t n = tb ? keys : hd, k = tb ? hd : keys;
+  const std::vector<float> A = random_floats(m * k, 8), B = random_floats(keys * hd, 9);
+  std::vector<float> C(m * n);
+  for (auto _ : state) {
+    isa.table->attend_gemm(tb, m, n, k, 0.17f, A.data(), k, B.data(), hd, C.data(), n);
+    benchmark::DoNotOptimize(C.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * m * n * k * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
 // One swa attention row: softmax over a 256-key window (canonical exp).
 void bm_softmax(benchmark::State& state, const Isa isa) {
   if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
@@ -244,6 +265,12 @@ const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
                                                 bm_sgemm, isa));
     benchmark::RegisterBenchmark((std::string("BM_dot_rows_") + isa.name).c_str(), bm_dot_rows,
                                  isa)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((std::string("BM_attend_gemm_") + isa.name).c_str(),
+                                 bm_attend_gemm, isa)
+        ->ArgName("tb")
+        ->Arg(0)
+        ->Arg(1)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((std::string("BM_softmax_") + isa.name).c_str(), bm_softmax, isa)
         ->Unit(benchmark::kNanosecond);

@@ -199,13 +199,13 @@ typedef struct amxqa_session amxqa_session;
  * For a model with bf16 weights (every model amxqa-train exports, and the
  * default model) every ISA computes each weight product with the same bits:
  * the AMX tiles' arithmetic (activations rounded to bf16, sums in 32-column
- * chunks, denormals flushed; runtime/kernels/canonical_bf16.h), and the
- * attention softmax, exp and pointer scores in one canonical order. The
- * prefill attention's two f32 products (queries x keys, probabilities x
- * values) still sum in each ISA's own order, so hidden states may differ in
- * their last bits between ISAs; answers have agreed on every question
- * checked (README, "The same answer on every backend"). f32 and int8
- * weights are outside the promise. */
+ * chunks, denormals flushed; runtime/kernels/canonical_bf16.h), and every
+ * other product and sum of the forward pass and the decoder in one canonical
+ * order (runtime/kernels/kernels.h: attention's two f32 products, softmax,
+ * exp, pointer scores, the lin decay and MoE router rows) or in portable
+ * code that every ISA shares, so the answer bytes and their confidences do
+ * not depend on the ISA (README, "The same answer on every backend").
+ * Models whose weight matrices are f32 or int8 are outside the promise. */
 typedef enum amxqa_isa {
   AMXQA_ISA_AUTO = 0,   /* best available, capped by AMXQA_MAX_ISA if set */
   AMXQA_ISA_SCALAR = 1, /* portable C++ reference: the oracle */

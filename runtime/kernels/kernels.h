@@ -62,7 +62,19 @@ struct Kernels {
   void (*sgemm)(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
                 const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
                 size_t ldc);
+  // C[m][n] = alpha · (A[m][k] · op(B)[k][n]), op(B) = B ([k][n], ldb >= n) or
+  // Bᵀ (B is [n][k], ldb >= k); C is only written. Prefill attention's two
+  // products (scale · q kᵀ, then probs · v). In the canonical f32 order below,
+  // so every table gives the same bits.
+  void (*attend_gemm)(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
+                      size_t lda, const float* B, size_t ldb, float* C, size_t ldc);
 };
+
+// attend_gemm's canonical order, which the scalar table spells out and the
+// SIMD tables follow: each C element starts at +0, fuses a[i]·b[i] for
+// i = 0 … k−1 in ascending order (one rounding each, no flushing), and is
+// multiplied by alpha once at the end. (Lanes over C's columns run it at
+// full FMA rate, which is why the depth is not split into lanes here.)
 
 // The canonical order of dot_rows and softmax's sum, which the scalar table
 // spells out and the SIMD tables follow lane for lane: 16 lanes, lane l

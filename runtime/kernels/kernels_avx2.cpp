@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/attend_gemm_avx2.h"
 #include "kernels/canonical_bf16_avx2.h"
 #include "kernels/gemm_blocking.h"
 #include "kernels/bf16_inline.h"
@@ -270,7 +271,7 @@ void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, floa
 }
 
 const Kernels kAvx2 = {"avx2_fma",    matvec_avx2,  matmul_avx2, rows_dot_avx2,
-                       dot_rows_avx2, softmax_avx2, sgemm_avx2};
+                       dot_rows_avx2, softmax_avx2, sgemm_avx2,  attend_gemm_avx2};
 
 }  // namespace
 

@@ -126,7 +126,7 @@ void swa_attend(const float* q, const float* K, size_t kstride, const float* V, 
 void swa_block(const AttendKernels& kern, const SwaBlock& b) {
   const size_t keys = b.p0 + b.rows - b.lo;
   const float scale = 1.0f / std::sqrt(static_cast<float>(b.hd));
-  kern.sgemm(false, true, b.rows, keys, b.hd, scale, b.q, b.ldq, b.k, b.ldkv, 0.f, b.probs, b.ldp);
+  kern.gemm(true, b.rows, keys, b.hd, scale, b.q, b.ldq, b.k, b.ldkv, b.probs, b.ldp);
   for (size_t r = 0; r < b.rows; ++r) {
     const size_t p = b.p0 + r;
     const size_t first = swa_window_lo(p, b.window) - b.lo, end = p + 1 - b.lo;  // keys [first, end)
@@ -135,7 +135,7 @@ void swa_block(const AttendKernels& kern, const SwaBlock& b) {
     kern.softmax(row + first, end - first);
     for (size_t j = end; j < keys; ++j) row[j] = 0.f;
   }
-  kern.sgemm(false, false, b.rows, b.hd, keys, 1.f, b.probs, b.ldp, b.v, b.ldkv, 0.f, b.out, b.ldo);
+  kern.gemm(false, b.rows, b.hd, keys, 1.f, b.probs, b.ldp, b.v, b.ldkv, b.out, b.ldo);
 }
 
 void lin_step(float* S, const float* q, const float* k, const float* v, float a, size_t dk,

@@ -43,13 +43,13 @@ float softmax(float* x, size_t n);
 // First key position a swa query at position p sees: max(0, p − W + 1).
 inline size_t swa_window_lo(size_t p, size_t window) { return p + 1 > window ? p + 1 - window : 0; }
 
-// The GEMM and softmax that swa_block runs on, shaped as Kernels::sgemm and
-// Kernels::softmax (runtime/kernels/kernels.h): the runtime passes its
-// session's table, the trainer its own GEMM door and softmax.
+// The GEMM and softmax that swa_block runs on, shaped as Kernels::attend_gemm
+// (C = alpha · A · op(B)) and Kernels::softmax (runtime/kernels/kernels.h):
+// the runtime passes its session's table, whose canonical order gives every
+// ISA the same bits, and the trainer its own GEMM door and softmax.
 struct AttendKernels {
-  void (*sgemm)(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha,
-                const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
-                size_t ldc);
+  void (*gemm)(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
+               size_t lda, const float* B, size_t ldb, float* C, size_t ldc);
   float (*softmax)(float* x, size_t n);
 };
 

@@ -25,14 +25,16 @@ void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, siz
     k.matmul(w, X, ldx, m, Y, ldy);
 }
 
-WeightView f32_view(const float* data, uint32_t rows, uint32_t cols) {
-  WeightView w;
-  w.dtype = DType::f32;
-  w.layout = Layout::plain;
-  w.rows = rows;
-  w.cols = cols;
-  w.data = data;
-  return w;
+// Y = X · Wᵀ for the model's small f32 matrices (the lin decay and the MoE
+// router: a few rows each) through dot_rows, whose canonical order gives every
+// ISA the same bits; a table's f32 matmul sums in its own order.
+void f32_rows(const Kernels& k, const float* W, uint32_t rows, uint32_t cols, const float* X,
+              size_t ldx, size_t m, float* Y, size_t ldy) {
+  for (size_t t = 0; t < m; ++t) {
+    float* y = Y + t * ldy;
+    std::memset(y, 0, rows * sizeof(float));  // dot_rows adds to y
+    k.dot_rows(W, cols, rows, X + t * ldx, cols, y);
+  }
 }
 
 // Element index of (r, c) in a weight's storage order.
@@ -126,7 +128,7 @@ void swa_heads(amxqa_session* s, LayerState& st, uint32_t m, float* scratch, siz
   // d.G >= 1 and H % G == 0, so group >= 1: amxqa_model_open validates both.
   // NOLINTNEXTLINE(clang-analyzer-core.DivideZero)
   const uint32_t group = d.H / d.G;
-  const ops::AttendKernels attend{k.sgemm, k.softmax};
+  const ops::AttendKernels attend{k.attend_gemm, k.softmax};
   for (uint32_t t0 = 0; t0 < m;) {
     const uint32_t lo0 = static_cast<uint32_t>(ops::swa_window_lo(s->pos + t0, d.W));
     // Rows t0..t1-1 see keys [lo0, pos(t1-1)]; grow the chunk while S fits.
@@ -203,7 +205,7 @@ void lin_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_
   gemm(k, lw.wq, b.u, d.d, m, b.q, d.qkv_w);
   gemm(k, lw.wk, b.u, d.d, m, b.k, d.qkv_w);
   gemm(k, lw.wv, b.u, d.d, m, b.v, d.qkv_w);
-  gemm(k, f32_view(lw.wa, d.H, d.d), b.u, d.d, m, b.z, d.H);
+  f32_rows(k, lw.wa, d.H, d.d, b.u, d.d, m, b.z, d.H);
   // The recurrence is sequential in t; the GEMMs around it are not.
   for (uint32_t t = 0; t < m; ++t) {
     for (uint32_t h = 0; h < d.H; ++h) {
@@ -242,7 +244,7 @@ void route(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_t st
     for (uint32_t i = 0; i < d.d; ++i) b.stat[i] += row[i];
   }
   for (uint32_t i = 0; i < d.d; ++i) b.stat[i] /= float(count);
-  s->kernels->matvec(f32_view(lw.router, md.moe_experts, d.d), b.stat, b.router);
+  f32_rows(*s->kernels, lw.router, md.moe_experts, d.d, b.stat, d.d, 1, b.router, md.moe_experts);
   ops::moe_route(b.router, md.moe_experts, md.moe_top_k, st.route_idx, st.route_gate);
 }
 

@@ -450,6 +450,44 @@ TEST_SUITE("unit") {
       }
   }
 
+  // attend_gemm (prefill attention's products) sums in kernels.h's order:
+  // scalar near double, every table and the tile tables bit-identical to it,
+  // over both sides of the SIMD kernel's 6-row, 16-column and 256-deep blocks.
+  TEST_CASE("attend_gemm: scalar near double, every table bit-identical to scalar") {
+    std::vector<Table> tables = fast_tables();
+    tables.push_back({"amx_emulated", kernels_amx_emulated()});
+    if (kernels_amx()) tables.push_back({"amx", kernels_amx()});  // delegates off AMX CPUs
+    for (bool tb : {false, true})
+      for (size_t m : {size_t(1), size_t(5), size_t(6), size_t(13)})
+        for (size_t n : {size_t(1), size_t(8), size_t(16), size_t(33)})
+          for (size_t k : {size_t(0), size_t(1), size_t(32), size_t(255), size_t(257), size_t(600)}) {
+            const size_t lda = k + 3, ldb = (tb ? k : n) + 2, ldc = n + 1;
+            std::vector<float> A = random_vec(m * lda), B = random_vec((tb ? n : k) * ldb);
+            A[0] = 1e-40f;  // a denormal operand: no table may flush it
+            if (k > 1) A[1] = -0.0f;
+            const float alpha = -0.176776695f;  // 1/sqrt(32), negated: k = 0 gives -0
+            std::vector<float> want(m * ldc, 7.0f), got;
+            kernels_scalar().attend_gemm(tb, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+                                         want.data(), ldc);
+            for (size_t r = 0; r < m; ++r)
+              for (size_t j = 0; j < n; ++j) {
+                double ref = 0, mag = 0;
+                for (size_t i = 0; i < k; ++i) {
+                  const double t = double(A[r * lda + i]) * (tb ? B[j * ldb + i] : B[i * ldb + j]);
+                  ref += t;
+                  mag += std::fabs(t);
+                }
+                REQUIRE(std::fabs(want[r * ldc + j] - alpha * ref) <= 1e-5 * mag + 1e-30);
+              }
+            for (const Table& t : tables) {
+              got.assign(m * ldc, 7.0f);  // the padding column must stay untouched
+              t.k->attend_gemm(tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, got.data(), ldc);
+              REQUIRE_MESSAGE(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
+                              t.label << " tb=" << tb << " m=" << m << " n=" << n << " k=" << k);
+            }
+          }
+  }
+
   TEST_CASE("softmax: scalar near the exact one, every table bit-identical to scalar") {
     std::vector<Table> tables = fast_tables();
     tables.push_back({"amx_emulated", kernels_amx_emulated()});

@@ -100,7 +100,13 @@ void swa_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
   apply_rope(im, k, n, G, hd, false);
   // Per block, ops::swa_block: P = softmax of scale·Q Kᵀ over each row's
   // window (kept in probs for the backward), O = P V.
-  const ops::AttendKernels attend{train_sgemm, [](float* x, size_t len) {
+  const ops::AttendKernels attend{[](bool trans_b, size_t m, size_t n, size_t kd, float alpha,
+                                     const float* A, size_t lda, const float* B, size_t ldb,
+                                     float* C, size_t ldc) {
+                                    train_sgemm(false, trans_b, m, n, kd, alpha, A, lda, B, ldb,
+                                                0.f, C, ldc);
+                                  },
+                                  [](float* x, size_t len) {
                                     simd::softmax(x, len);
                                     return 0.f;  // the log-partition is not needed
                                   }};

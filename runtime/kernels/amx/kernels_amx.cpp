@@ -57,8 +57,13 @@ void sgemm_amx(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
   delegate().sgemm(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+void attend_gemm_amx(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
+                     size_t lda, const float* B, size_t ldb, float* C, size_t ldc) {
+  delegate().attend_gemm(trans_b, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+}
+
 const Kernels kAmx = {"amx_bf16_16x16", matvec_amx,  matmul_amx, rows_dot_amx,
-                      dot_rows_amx,     softmax_amx, sgemm_amx};
+                      dot_rows_amx,     softmax_amx, sgemm_amx,  attend_gemm_amx};
 
 }  // namespace
 

@@ -42,10 +42,16 @@ void sgemm_amx_emulated(bool trans_a, bool trans_b, size_t m, size_t n, size_t k
   kernels_scalar().sgemm(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+void attend_gemm_amx_emulated(bool trans_b, size_t m, size_t n, size_t k, float alpha,
+                              const float* A, size_t lda, const float* B, size_t ldb, float* C,
+                              size_t ldc) {
+  kernels_scalar().attend_gemm(trans_b, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+}
+
 const Kernels kAmxEmulated = {"amx_emulated",        matvec_amx_emulated,
                               matmul_amx_emulated,   rows_dot_amx_emulated,
                               dot_rows_amx_emulated, softmax_amx_emulated,
-                              sgemm_amx_emulated};
+                              sgemm_amx_emulated,    attend_gemm_amx_emulated};
 
 }  // namespace
 

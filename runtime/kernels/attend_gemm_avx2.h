@@ -1,0 +1,13 @@
+// attend_gemm_avx2.h — kernels.h's attend_gemm (prefill attention's two f32
+// products, in the canonical order) on AVX2 + FMA. The AVX2 table runs it,
+// and so do the AVX-512 and AMX tables: the order fixes the bits, and this is
+// the vector kernel that reproduces them.
+#pragma once
+#include <cstddef>
+
+namespace amxqa {
+
+void attend_gemm_avx2(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
+                      size_t lda, const float* B, size_t ldb, float* C, size_t ldc);
+
+}  // namespace amxqa
