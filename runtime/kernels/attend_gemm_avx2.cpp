@@ -38,36 +38,81 @@ inline __m256i lanes8(size_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n > 8 ? 8 : n)), idx);
 }
 
-// M rows of A (from a, row stride lda) times the kc-deep panel into C's
-// first nc columns. first: the sums start at +0, else from C; last: C gets
-// alpha · sum, else the sum.
-template <int M>
-void tile(const float* a, size_t lda, const float* panel, size_t kc, float* C, size_t ldc,
-          size_t nc, bool first, bool last, float alpha) {
-  const __m256i m0 = lanes8(nc), m1 = lanes8(nc > 8 ? nc - 8 : 0);
-  __m256 acc[M][2];
-  for (int r = 0; r < M; ++r) {
-    acc[r][0] = first ? _mm256_setzero_ps() : _mm256_maskload_ps(C + r * ldc, m0);
-    acc[r][1] = first ? _mm256_setzero_ps() : _mm256_maskload_ps(C + r * ldc + 8, m1);
+// Loads or stores one C row's two vectors: plain for a full panel (a masked
+// store is microcoded and slow on AMD cores), masked for the last one.
+struct RowIo {
+  bool full;
+  __m256i m0, m1;
+  explicit RowIo(size_t nc)
+      : full(nc == kNR), m0(lanes8(nc)), m1(lanes8(nc > 8 ? nc - 8 : 0)) {}
+  void load(const float* c, __m256& x0, __m256& x1) const {
+    x0 = full ? _mm256_loadu_ps(c) : _mm256_maskload_ps(c, m0);
+    x1 = full ? _mm256_loadu_ps(c + 8) : _mm256_maskload_ps(c + 8, m1);
+  }
+  void store(float* c, __m256 x0, __m256 x1) const {
+    if (full) {
+      _mm256_storeu_ps(c, x0);
+      _mm256_storeu_ps(c + 8, x1);
+    } else {
+      _mm256_maskstore_ps(c, m0, x0);
+      _mm256_maskstore_ps(c + 8, m1, x1);
+    }
+  }
+};
+
+// mr (1..6) rows of A (from a, row stride lda) times the kc-deep panel into
+// C's first nc columns. first: the sums start at +0, else from C; last: C
+// gets alpha · sum, else the sum. The 12 accumulators are named variables,
+// not an array, so that GCC keeps them in registers (with an array it also
+// stores every one to the stack on each depth step); rows past mr repeat
+// row mr−1 and are not stored.
+void tile(const float* a, size_t lda, size_t mr, const float* panel, size_t kc, float* C,
+          size_t ldc, size_t nc, bool first, bool last, float alpha) {
+  const float* a0 = a;
+  const float* a1 = a + (mr > 1 ? 1 : 0) * lda;
+  const float* a2 = a + (mr > 2 ? 2 : mr - 1) * lda;
+  const float* a3 = a + (mr > 3 ? 3 : mr - 1) * lda;
+  const float* a4 = a + (mr > 4 ? 4 : mr - 1) * lda;
+  const float* a5 = a + (mr > 5 ? 5 : mr - 1) * lda;
+  __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+  const RowIo io(nc);
+  if (!first) {
+    io.load(C, c00, c01);
+    if (mr > 1) io.load(C + ldc, c10, c11);
+    if (mr > 2) io.load(C + 2 * ldc, c20, c21);
+    if (mr > 3) io.load(C + 3 * ldc, c30, c31);
+    if (mr > 4) io.load(C + 4 * ldc, c40, c41);
+    if (mr > 5) io.load(C + 5 * ldc, c50, c51);
   }
   for (size_t i = 0; i < kc; ++i) {
     const __m256 b0 = _mm256_load_ps(panel + i * kNR), b1 = _mm256_load_ps(panel + i * kNR + 8);
-    for (int r = 0; r < M; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r * lda + i);
-      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-    }
+    __m256 av = _mm256_broadcast_ss(a0 + i);
+    c00 = _mm256_fmadd_ps(av, b0, c00), c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a1 + i);
+    c10 = _mm256_fmadd_ps(av, b0, c10), c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a2 + i);
+    c20 = _mm256_fmadd_ps(av, b0, c20), c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a3 + i);
+    c30 = _mm256_fmadd_ps(av, b0, c30), c31 = _mm256_fmadd_ps(av, b1, c31);
+    av = _mm256_broadcast_ss(a4 + i);
+    c40 = _mm256_fmadd_ps(av, b0, c40), c41 = _mm256_fmadd_ps(av, b1, c41);
+    av = _mm256_broadcast_ss(a5 + i);
+    c50 = _mm256_fmadd_ps(av, b0, c50), c51 = _mm256_fmadd_ps(av, b1, c51);
   }
-  const __m256 va = _mm256_set1_ps(alpha);
-  for (int r = 0; r < M; ++r) {
-    _mm256_maskstore_ps(C + r * ldc, m0, last ? _mm256_mul_ps(va, acc[r][0]) : acc[r][0]);
-    _mm256_maskstore_ps(C + r * ldc + 8, m1, last ? _mm256_mul_ps(va, acc[r][1]) : acc[r][1]);
-  }
+  const __m256 va = _mm256_set1_ps(last ? alpha : 1.0f);
+  // alpha · sum when last; otherwise the sum itself (stored unscaled).
+  auto out = [&](float* c, __m256 x0, __m256 x1) {
+    if (last) x0 = _mm256_mul_ps(va, x0), x1 = _mm256_mul_ps(va, x1);
+    io.store(c, x0, x1);
+  };
+  out(C, c00, c01);
+  if (mr > 1) out(C + ldc, c10, c11);
+  if (mr > 2) out(C + 2 * ldc, c20, c21);
+  if (mr > 3) out(C + 3 * ldc, c30, c31);
+  if (mr > 4) out(C + 4 * ldc, c40, c41);
+  if (mr > 5) out(C + 5 * ldc, c50, c51);
 }
-
-using TileFn = void (*)(const float*, size_t, const float*, size_t, float*, size_t, size_t, bool,
-                        bool, float);
-constexpr TileFn kTiles[kMR + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>, tile<5>, tile<6>};
 
 }  // namespace
 
@@ -83,8 +128,8 @@ void attend_gemm_avx2(bool trans_b, size_t m, size_t n, size_t k, float alpha, c
       const bool first = k0 == 0, last = k0 + kc >= k;
       for (size_t r0 = 0; r0 < m; r0 += kMR) {
         const size_t mr = m - r0 < kMR ? m - r0 : kMR;
-        kTiles[mr](A + r0 * lda + k0, lda, panel, kc, C + r0 * ldc + c0, ldc, nc, first, last,
-                   alpha);
+        tile(A + r0 * lda + k0, lda, mr, panel, kc, C + r0 * ldc + c0, ldc, nc, first, last,
+             alpha);
       }
     }
   }
