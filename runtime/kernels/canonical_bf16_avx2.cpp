@@ -26,55 +26,11 @@
 #include <cstring>
 
 #include "kernels/canonical_bf16.h"
+#include "kernels/canonical_bf16_x86.h"
 #include "kernels/gemm_blocking.h"
 
 namespace amxqa::canonical_bf16 {
 namespace {
-
-// DAZ and FTZ for the lifetime of one product; the caller's MXCSR is restored.
-struct FlushDenormals {
-  unsigned saved;
-  FlushDenormals() : saved(_mm_getcsr()) { _mm_setcsr(saved | 0x8040u); }
-  ~FlushDenormals() { _mm_setcsr(saved); }
-  FlushDenormals(const FlushDenormals&) = delete;
-  FlushDenormals& operator=(const FlushDenormals&) = delete;
-};
-
-inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
-
-inline __m256i lanes8(size_t n) {
-  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n > 8 ? 8 : n)), idx);
-}
-
-// 8 bf16 (4 pairs) → 8 f32, in place order (exact).
-inline __m256 widen(__m128i v) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
-}
-
-// Step 1 on 8 activations: bf16 round to nearest even (NaN kept quiet), as f32.
-// DAZ of the result is left to MXCSR.
-inline __m256 round_activations(__m256 x) {
-  const __m256i u = _mm256_castps_si256(x);
-  const __m256i hi = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  const __m256i rounded =
-      _mm256_and_si256(_mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb)), hi);
-  const __m256i is_nan = _mm256_cmpgt_epi32(
-      _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-  const __m256i quiet = _mm256_or_si256(_mm256_and_si256(u, hi), _mm256_set1_epi32(0x00400000));
-  return _mm256_castsi256_ps(_mm256_blendv_epi8(rounded, quiet, is_nan));
-}
-
-// dst[0..32) = rounded x[0..n), zero past n (n <= 32): one chunk's activations.
-inline void round_chunk(const float* x, size_t n, float* dst) {
-  for (size_t c = 0; c < kChunkCols; c += 8) {
-    const size_t left = n > c ? n - c : 0;
-    const __m256i m = lanes8(left);
-    _mm256_store_ps(dst + c, _mm256_and_ps(_mm256_castsi256_ps(m),
-                                           round_activations(_mm256_maskload_ps(x + c, m))));
-  }
-}
 
 // (x[2p], x[2p+1]) in every 64-bit lane.
 inline __m256 pair_of(const float* x2p) {
@@ -107,39 +63,6 @@ inline void add_sum(float* y, size_t n, bool first, __m256 s) {
 // add_sum for (output, parity) lanes: e0 outputs 0-3, e1 outputs 4-7.
 inline void add_chunk(float* y, size_t n, bool first, __m256 e0, __m256 e1) {
   add_sum(y, n, first, chunk_sum(e0, e1));
-}
-
-// Plain weights: columns c..c+7 (4 pairs) of 8 rows as (output, parity) f32:
-// v[q][h] = pair q of rows 4h..4h+3. Columns at or past k read as zero
-// (the padding of the last chunk, which the tiles multiply too).
-inline void plain_group(const uint16_t* const rows[8], size_t c, size_t k, __m256 v[4][2]) {
-  __m256d r[8];
-  for (int i = 0; i < 8; ++i) {
-    __m128i raw;
-    if (c + 8 <= k) {
-      raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[i] + c));
-    } else {
-      alignas(16) uint16_t t[8] = {};
-      if (c < k) std::memcpy(t, rows[i] + c, (k - c) * sizeof(uint16_t));
-      raw = _mm_load_si128(reinterpret_cast<const __m128i*>(t));
-    }
-    r[i] = _mm256_castps_pd(widen(raw));  // 4 doubles = pairs 0..3 of row i
-  }
-  for (int h = 0; h < 2; ++h) {
-    const __m256d* g = r + 4 * h;
-    const __m256d t0 = _mm256_unpacklo_pd(g[0], g[1]), t1 = _mm256_unpackhi_pd(g[0], g[1]);
-    const __m256d t2 = _mm256_unpacklo_pd(g[2], g[3]), t3 = _mm256_unpackhi_pd(g[2], g[3]);
-    v[0][h] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20));
-    v[1][h] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20));
-    v[2][h] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31));
-    v[3][h] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
-  }
-}
-
-// vnni2 weights: pair q of the 8 outputs whose pairs `u` holds (u32 each).
-inline void vnni2_pair(__m256i u, __m256* v0, __m256* v1) {
-  *v0 = widen(_mm256_castsi256_si128(u));
-  *v1 = widen(_mm256_extracti128_si256(u, 1));
 }
 
 // ---- decode: one activation vector against rows of W ---------------------
@@ -269,10 +192,6 @@ void vnni2_rows(const WeightView& w, size_t n, Load load, const float* x, float*
 
 // ---- prefill: both operands packed under gemm_blocking.h ----------------
 
-struct Pair {
-  float even, odd;
-};
-
 constexpr size_t kMR = 6, kNR = 8, kKC = 128, kNC = 128;  // KC, kc: column pairs
 static_assert(kKC % kChunkPairs == 0, "K blocks are whole chunks");
 
@@ -311,57 +230,15 @@ struct Bf16Gemm {
 
   // dst[i][q] = rounded (X[i][2q], X[i][2q+1]) for pairs p0.. (zero past K).
   const Pair* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, Pair* dst) const {
-    const size_t k = w->cols;
-    for (size_t i = 0; i < mr; ++i) {
-      const float* src = X + (i0 + i) * ldx;
-      float* out = &dst[i * kKC].even;
-      for (size_t c = 0; c < 2 * kc; c += 8) {
-        const size_t col = 2 * p0 + c, left = k > col ? k - col : 0;
-        if (left >= 8) {
-          _mm256_storeu_ps(out + c, round_activations(_mm256_loadu_ps(src + col)));
-          continue;
-        }
-        const __m256i m = lanes8(left);
-        _mm256_storeu_ps(out + c, _mm256_and_ps(_mm256_castsi256_ps(m),
-                                                round_activations(_mm256_maskload_ps(src + col, m))));
-      }
-    }
+    pack_activation_pairs(X + i0 * ldx, ldx, w->cols, mr, p0, kc, kKC, dst);
     return dst;
   }
 
   // dst[panel][q][8] = weight pairs of outputs j0 + 8 panel.. (duplicated rows
   // past nc: their outputs are never stored).
   void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, Pair* dst) const {
-    const size_t k = w->cols;
-    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
-      const size_t nr = min_sz(kNR, nc - jr);
-      float* out = &dst[0].even;
-      if (w->layout == Layout::vnni2) {
-        const uint32_t* d = static_cast<const uint32_t*>(w->data);
-        const __m256i m = lanes8(nr);
-        for (size_t q = 0; q < kc; ++q) {
-          __m256 v0 = _mm256_setzero_ps(), v1 = v0;
-          if (p0 + q < k / 2)
-            vnni2_pair(_mm256_maskload_epi32(
-                           reinterpret_cast<const int*>(d + (p0 + q) * w->rows + j0 + jr), m),
-                       &v0, &v1);
-          _mm256_store_ps(out + q * 16, v0);
-          _mm256_store_ps(out + q * 16 + 8, v1);
-        }
-        continue;
-      }
-      const uint16_t* d = static_cast<const uint16_t*>(w->data);
-      const uint16_t* rows[8];
-      for (size_t r = 0; r < 8; ++r) rows[r] = d + (j0 + jr + (r < nr ? r : 0)) * k;
-      for (size_t q = 0; q < kc; q += 4) {
-        __m256 v[4][2];
-        plain_group(rows, 2 * (p0 + q), k, v);
-        for (size_t j = 0; j < 4; ++j) {
-          _mm256_store_ps(out + (q + j) * 16, v[j][0]);
-          _mm256_store_ps(out + (q + j) * 16 + 8, v[j][1]);
-        }
-      }
-    }
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR)
+      pack_weight_pairs8(*w, j0 + jr, min_sz(kNR, nc - jr), p0, kc, &dst[0].even, 2 * kNR);
   }
 
   void kernel(size_t mr, size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc,

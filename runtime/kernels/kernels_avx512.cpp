@@ -10,10 +10,11 @@
 //   matmul  f32 weights: weight-stationary (matmul_wx: plain rows broadcast
 //           straight from the model) or the sgemm core.
 //           bf16 weights: canonical_bf16.h, the tiles' arithmetic, so that
-//           every backend gives the same bits. Its vector kernels are the
-//           AVX2 ones (canonical_bf16_avx2.cpp); vdpbf16ps cannot be used:
-//           it adds the odd product before the even one into one sum, where
-//           the tiles keep two sums.
+//           every backend gives the same bits: prefill on zmm
+//           (canonical_bf16_avx512.cpp), decode on the AVX2 kernels
+//           (canonical_bf16_avx2.cpp). vdpbf16ps cannot be used: it adds the
+//           odd product before the even one into one sum, where the tiles
+//           keep two sums.
 //           i8 weights: dequantised to f32 (scale·q) while B is packed, then
 //           the f32 core (no activation quantisation).
 //   matvec  decode: f32 rows 16 at a time; vnni4 i8 sign-extended in
@@ -27,6 +28,7 @@
 #include "kernels/attend_gemm_avx2.h"
 #include "kernels/avx512_gemm_core.h"
 #include "kernels/canonical_bf16_avx2.h"
+#include "kernels/canonical_bf16_avx512.h"
 #include "kernels/canonical_exp.h"
 #include "kernels/gemm_blocking.h"
 #include "kernels/kernels.h"
@@ -497,7 +499,7 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
       return sgemm_avx512(false, true, m, w.rows, w.cols, 1.0f, X, ldx,
                           static_cast<const float*>(w.data), w.cols, 0.0f, Y, ldy);
     case DType::bf16:
-      return canonical_bf16::matmul_avx2(w, X, ldx, m, Y, ldy);
+      return canonical_bf16::matmul_avx512(w, X, ldx, m, Y, ldy);
     case DType::i8:
       break;
   }

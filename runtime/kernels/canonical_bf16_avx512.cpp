@@ -1,0 +1,145 @@
+// canonical_bf16_avx512.cpp — canonical_bf16.h's prefill product on 16-lane
+// zmm registers, for the AVX-512 table.
+//
+// The same lane layout as canonical_bf16_avx2.cpp, twice as wide: a zmm holds
+// 8 outputs x (even, odd), lane 2j accumulating output j's even partial sum
+// and lane 2j+1 its odd one (TDPBF16PS's two fp32 temporaries per output).
+// Per column pair the activations' (x[2p], x[2p+1]) are broadcast as one
+// 64-bit pair and one FMA advances 16 partial sums. After each 16-pair chunk
+// a two-source permute gathers the even and the odd sums of 16 outputs into
+// output order, and y = y + (e + o). MXCSR's DAZ and FTZ are set while the
+// product runs (FlushDenormals): the definition's steps 1 and 4.
+//
+// `vdpbf16ps` is not used: it adds the odd product and then the even one into
+// one sum per output, where the definition keeps two. So the bf16 weights are
+// widened to f32 pairs once, when B is packed, and the micro-kernel is plain
+// fp32 FMA: its ceiling is the fp32 FMA peak.
+//
+// Blocking: gemm_blocking.h, 12 rows x 16 outputs per micro-kernel (24
+// accumulators + 2 B + 1 A of 32 zmm), K in blocks of 128 pairs (8 chunks).
+// Both operands are packed by the helpers of canonical_bf16_x86.h, which the
+// AVX2 kernels share. Decode (matvec, rows_dot) stays on the AVX2 kernels:
+// it is bound by reading the weights, not by the FMA width.
+#include "kernels/canonical_bf16_avx512.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/canonical_bf16.h"
+#include "kernels/canonical_bf16_avx2.h"
+#include "kernels/canonical_bf16_x86.h"
+#include "kernels/gemm_blocking.h"
+
+namespace amxqa::canonical_bf16 {
+namespace {
+
+constexpr size_t kMR = 12, kNR = 16, kKC = 128, kNC = 128;  // KC: column pairs
+static_assert(kKC % kChunkPairs == 0, "K blocks are whole chunks");
+static_assert(kNR % 8 == 0, "B panels are packed 8 outputs at a time");
+
+// (x[2p], x[2p+1]) in every 64-bit lane.
+inline __m512 pair_of(const float* x2p) {
+  double d;
+  std::memcpy(&d, x2p, sizeof d);
+  return _mm512_castpd_ps(_mm512_set1_pd(d));
+}
+
+// Step 3 for nr <= 16 outputs: lo holds outputs 0-7 and hi outputs 8-15 as
+// (even, odd) lanes; y = y + (even + odd), y from +0 on the first chunk.
+inline void add_chunk(float* y, size_t nr, bool first, __m512 lo, __m512 hi) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512 s = _mm512_add_ps(_mm512_permutex2var_ps(lo, even, hi),
+                                 _mm512_permutex2var_ps(lo, odd, hi));
+  if (nr == kNR) {
+    _mm512_storeu_ps(y, _mm512_add_ps(first ? _mm512_setzero_ps() : _mm512_loadu_ps(y), s));
+    return;
+  }
+  const __mmask16 m = static_cast<__mmask16>((1u << nr) - 1u);
+  const __m512 prev = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m, y);
+  _mm512_mask_storeu_ps(y, m, _mm512_add_ps(prev, s));
+}
+
+// a: [M][kKC] pairs of rounded activations; b: [kc][16] (output, parity)
+// pairs. y stays in C between chunks (add_chunk).
+template <int M>
+void kernel(size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc, size_t nr,
+            bool first) {
+  const float* af = &a[0].even;
+  const float* bf = &b[0].even;
+  for (size_t q0 = 0; q0 < kc; q0 += kChunkPairs) {
+    __m512 lo[M], hi[M];
+    for (int i = 0; i < M; ++i) lo[i] = hi[i] = _mm512_setzero_ps();
+    for (size_t q = q0; q < q0 + kChunkPairs; ++q) {
+      const __m512 b0 = _mm512_load_ps(bf + q * 32), b1 = _mm512_load_ps(bf + q * 32 + 16);
+#pragma GCC unroll 12
+      for (int i = 0; i < M; ++i) {
+        const __m512 xp = pair_of(af + (i * kKC + q) * 2);
+        lo[i] = _mm512_fmadd_ps(xp, b0, lo[i]);
+        hi[i] = _mm512_fmadd_ps(xp, b1, hi[i]);
+      }
+    }
+    for (int i = 0; i < M; ++i) add_chunk(c + i * ldc, nr, first && q0 == 0, lo[i], hi[i]);
+  }
+}
+
+template <int... Ms>
+struct KernelTable {
+  using Fn = void (*)(size_t, const Pair*, const Pair*, float*, size_t, size_t, bool);
+  static constexpr Fn fns[] = {kernel<Ms>...};
+};
+
+struct Bf16Gemm512 {
+  static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
+  using AElem = Pair;
+  using BElem = Pair;
+  const WeightView* w;
+  const float* X;
+  size_t ldx;
+
+  const Pair* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, Pair* dst) const {
+    pack_activation_pairs(X + i0 * ldx, ldx, w->cols, mr, p0, kc, kKC, dst);
+    return dst;
+  }
+
+  // dst[panel][q][16]: each 16-output panel is two 8-output halves side by
+  // side (lo = outputs 0-7, hi = 8-15 of the panel).
+  void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, Pair* dst) const {
+    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
+      for (size_t h = 0; h < kNR && jr + h < nc; h += 8)
+        pack_weight_pairs8(*w, j0 + jr + h, min_sz(8, nc - jr - h), p0, kc, &dst[h].even,
+                           2 * kNR);
+      if (jr + 8 >= nc)  // the hi half is past the outputs: any finite values do
+        for (size_t q = 0; q < kc; ++q)
+          _mm512_store_ps(&dst[q * kNR + 8].even, _mm512_setzero_ps());
+    }
+  }
+
+  void kernel(size_t mr, size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc,
+              size_t nr, float /*alpha: 1*/, float beta) const {
+    using T = KernelTable<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12>;
+    T::fns[mr - 1](kc, a, b, c, ldc, nr, beta == 0.0f);
+  }
+};
+
+// Below this many rows, streaming the weights per row beats packing them.
+constexpr size_t kMatmulMinRows = 4;
+
+}  // namespace
+
+void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                   size_t ldy) {
+  if (m == 0 || w.rows == 0) return;
+  if (m < kMatmulMinRows || w.cols == 0) {
+    for (size_t i = 0; i < m; ++i) matvec_avx2(w, X + i * ldx, Y + i * ldy);
+    return;
+  }
+  const FlushDenormals flush;
+  const size_t pairs = (w.cols + 1) / 2;
+  const size_t units = (pairs + kChunkPairs - 1) / kChunkPairs * kChunkPairs;  // whole chunks
+  const Bf16Gemm512 g{&w, X, ldx};
+  gemm_blocked(g, m, w.rows, units, 1.0f, 0.0f, Y, ldy);
+}
+
+}  // namespace amxqa::canonical_bf16
