@@ -17,8 +17,9 @@
 //   4. Every rounded result that is denormal becomes a zero of its sign (FTZ).
 // The scalar table spells this out with the helpers below; SIMD tables run it
 // with the lanes holding (output, parity) and MXCSR's DAZ and FTZ set for the
-// duration of the product (FlushDenormals in their files). f32 and int8
-// weights are outside this definition (no tile computes them in bf16).
+// duration of the product (FlushDenormals in their files). f32 weights are
+// outside this definition (no tile computes them); int8 weights have their
+// own, canonical_i8.h.
 #pragma once
 #include <cmath>
 #include <cstddef>

@@ -29,8 +29,10 @@ uint16_t f32_to_bf16(float f);
 float bf16_to_f32(uint16_t b);
 
 // For bf16 weights, matvec, matmul and rows_dot compute canonical_bf16.h's
-// product in every table (the tiles' arithmetic), so every table gives the
-// same bits; f32 and i8 weights are summed in each table's own order.
+// product in every table (the tiles' arithmetic), for i8 weights
+// canonical_i8.h's (activations quantised per row, exact int32 sums), so
+// every table gives the same bits; f32 weights are summed in each table's
+// own order.
 struct Kernels {
   const char* name;  // "scalar", "avx2_fma", "avx512", "amx_bf16_16x16", ...
 

@@ -1,13 +1,16 @@
 // kernels_avx2.cpp — the AVX2 + FMA table ("avx2_fma"): f32 matvec / matmul /
 // rows_dot and a blocked sgemm (6×16 ymm micro-kernel, 12 accumulators, under
 // gemm_blocking.h); bf16 weights (plain or vnni2) run canonical_bf16_avx2.cpp,
-// which gives the tiles' bits. i8 weights fall back to the scalar table.
+// which gives the tiles' bits; vnni4 i8 weights run canonical_i8_avx2.cpp
+// (exact int32 sums, the same bits as every table). Other i8 matrices fall
+// back to the scalar table.
 #include <immintrin.h>
 
 #include <cmath>
 #include <cstring>
 
 #include "kernels/attend_gemm_avx2.h"
+#include "kernels/canonical_i8_x86.h"
 #include "kernels/canonical_bf16_avx2.h"
 #include "kernels/gemm_blocking.h"
 #include "kernels/bf16_inline.h"
@@ -148,16 +151,19 @@ float dot_f32(const float* row, const float* x, size_t n) {
   return acc;
 }
 
-// f32, plain bf16 and vnni2 bf16 are handled here; i8 goes to the oracle.
-// bf16 runs canonical_bf16.h (canonical_bf16_avx2.cpp), f32 its own dots.
+// f32, plain bf16, vnni2 bf16 and vnni4 i8 are handled here; other i8 goes
+// to the oracle. bf16 runs canonical_bf16.h (canonical_bf16_avx2.cpp), i8
+// canonical_i8.h (canonical_i8_avx2.cpp), f32 its own dots.
 bool is_fast(const WeightView& w) {
   if (w.dtype == DType::bf16 && w.layout == Layout::vnni2) return w.cols % 2 == 0;
+  if (w.dtype == DType::i8) return canonical_i8::fits_avx2(w);
   return w.layout == Layout::plain && (w.dtype == DType::f32 || w.dtype == DType::bf16);
 }
 
 void matvec_avx2(const WeightView& w, const float* x, float* y) {
   if (!is_fast(w)) return kernels_scalar().matvec(w, x, y);
   if (w.dtype == DType::bf16) return canonical_bf16::matvec_avx2(w, x, y);
+  if (w.dtype == DType::i8) return canonical_i8::matvec_avx2(w, x, y);
   const float* d = static_cast<const float*>(w.data);
   for (size_t r = 0; r < w.rows; ++r) y[r] = dot_f32(d + r * w.cols, x, w.cols);
 }
@@ -166,6 +172,7 @@ void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const flo
                    float* out) {
   if (!is_fast(w)) return kernels_scalar().rows_dot(w, ids, n, x, out);
   if (w.dtype == DType::bf16) return canonical_bf16::rows_dot_avx2(w, ids, n, x, out);
+  if (w.dtype == DType::i8) return canonical_i8::rows_dot_avx2(w, ids, n, x, out);
   const float* d = static_cast<const float*>(w.data);
   for (size_t i = 0; i < n; ++i) out[i] = dot_f32(d + size_t(ids[i]) * w.cols, x, w.cols);
 }
@@ -261,6 +268,7 @@ void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, floa
                  size_t ldy) {
   if (!is_fast(w)) return kernels_scalar().matmul(w, X, ldx, m, Y, ldy);
   if (w.dtype == DType::bf16) return canonical_bf16::matmul_avx2(w, X, ldx, m, Y, ldy);
+  if (w.dtype == DType::i8) return canonical_i8::matmul_avx2(w, X, ldx, m, Y, ldy);
   if (m == 0 || w.rows == 0) return;
   if (m < kMatmulMinRows || w.cols == 0) {
     for (size_t i = 0; i < m; ++i) matvec_avx2(w, X + i * ldx, Y + i * ldy);

@@ -15,10 +15,9 @@
 //           (canonical_bf16_avx2.cpp). vdpbf16ps cannot be used: it adds the
 //           odd product before the even one into one sum, where the tiles
 //           keep two sums.
-//           i8 weights: dequantised to f32 (scale·q) while B is packed, then
-//           the f32 core (no activation quantisation).
-//   matvec  decode: f32 rows 16 at a time; vnni4 i8 sign-extended in
-//           registers; bf16 as matmul.
+//           i8 weights: canonical_i8.h (activations quantised per row, exact
+//           int32 sums) on VNNI, canonical_i8_avx512.cpp.
+//   matvec  decode: f32 rows 16 at a time; bf16 and i8 as matmul.
 //   rows_dot the row dot on the selected rows.
 #include <immintrin.h>
 
@@ -30,6 +29,7 @@
 #include "kernels/canonical_bf16_avx2.h"
 #include "kernels/canonical_bf16_avx512.h"
 #include "kernels/canonical_exp.h"
+#include "kernels/canonical_i8_x86.h"
 #include "kernels/gemm_blocking.h"
 #include "kernels/kernels.h"
 
@@ -70,44 +70,6 @@ struct PackBF32 {
         const float* src = B + (p0 + p) * ldb + j0 + jr;
         _mm512_store_ps(dst + p * kNR, _mm512_maskz_loadu_ps(m0, src));
         _mm512_store_ps(dst + p * kNR + 16, _mm512_maskz_loadu_ps(m1, src + 16));
-      }
-    }
-  }
-};
-
-// i8 weight columns (op(B) = Wᵀ, so B column j = weight row j) dequantised
-// to f32 (scale · q) while packing. Plain rows go through the transposing
-// packer; vnni4 already holds 16 consecutive rows per 64 bytes for one column
-// quad, so widening a vector of them yields a [p][j] row directly.
-struct PackBI8F32 {
-  const WeightView* w;
-  void operator()(size_t j0, size_t nc, size_t p0, size_t kc, float* dst) const {
-    const size_t R = w->rows, C = w->cols;
-    if (w->layout == Layout::plain) {
-      const int8_t* d = static_cast<const int8_t*>(w->data);
-      return pack_rows_transposed(nc, kc, dst, [&](size_t j, size_t p, size_t n) {
-        const __m128i v = _mm_maskz_loadu_epi8(lanes(n), d + (j0 + j) * C + p0 + p);
-        return _mm512_mul_ps(_mm512_set1_ps(w->scales[j0 + j]),
-                             _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v)));
-      });
-    }
-    const uint32_t* d = static_cast<const uint32_t*>(w->data);  // one quad per row
-    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
-      for (size_t h = 0; h < kNR; h += 16) {
-        const size_t r0 = j0 + jr + h;
-        const size_t nj = jr + h >= nc ? 0 : (nc - jr - h < 16 ? nc - jr - h : 16);
-        const __mmask16 m = lanes(nj);
-        const __m512 sc = _mm512_maskz_loadu_ps(m, w->scales + r0);
-        for (size_t p = 0; p < kc; p += 4) {
-          const __m512i v = _mm512_maskz_loadu_epi32(m, d + ((p0 + p) / 4) * R + r0);
-          float* out = dst + p * kNR + h;
-          const __m512i b[4] = {_mm512_srai_epi32(_mm512_slli_epi32(v, 24), 24),
-                                _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 24),
-                                _mm512_srai_epi32(_mm512_slli_epi32(v, 8), 24),
-                                _mm512_srai_epi32(v, 24)};
-          for (size_t q = 0; q < 4 && p + q < kc; ++q)
-            _mm512_store_ps(out + q * kNR, _mm512_mul_ps(sc, _mm512_cvtepi32_ps(b[q])));
-        }
       }
     }
   }
@@ -263,77 +225,7 @@ float dot_f32(const float* row, const float* x, size_t n) {
   return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
 }
 
-inline __m512 widen_i8(__m128i v) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v)); }
-
-float dot_i8(const int8_t* row, const float* x, size_t n) {
-  __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
-  size_t c = 0;
-  for (; c + 32 <= n; c += 32) {
-    a0 = _mm512_fmadd_ps(widen_i8(_mm_loadu_si128((const __m128i*)(row + c))),
-                         _mm512_loadu_ps(x + c), a0);
-    a1 = _mm512_fmadd_ps(widen_i8(_mm_loadu_si128((const __m128i*)(row + c + 16))),
-                         _mm512_loadu_ps(x + c + 16), a1);
-  }
-  for (; c < n; c += 16) {
-    const __mmask16 m = lanes(n - c);
-    a0 = _mm512_fmadd_ps(widen_i8(_mm_maskz_loadu_epi8(m, row + c)),
-                         _mm512_maskz_loadu_ps(m, x + c), a0);
-  }
-  return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
-}
-
-float row_dot(const WeightView& w, size_t r, const float* x) {
-  const size_t n = w.cols;
-  switch (w.dtype) {
-    case DType::f32:
-      return dot_f32(static_cast<const float*>(w.data) + r * n, x, n);
-    case DType::bf16:  // canonical_bf16::rows_dot_avx2
-      break;
-    case DType::i8:
-      if (w.layout == Layout::vnni4) {
-        const int8_t* d = static_cast<const int8_t*>(w.data);
-        float acc = 0.0f;
-        // NOLINTNEXTLINE(bugprone-integer-division): c / 4 is an index into the vnni4 layout.
-        for (size_t c = 0; c < n; ++c) acc += static_cast<float>(d[((c / 4) * w.rows + r) * 4 + (c & 3)]) * x[c];
-        return w.scales[r] * acc;
-      }
-      return w.scales[r] * dot_i8(static_cast<const int8_t*>(w.data) + r * n, x, n);
-  }
-  return 0.0f;
-}
-
 // ---------------------------------------------------------------- matvec
-
-// vnni4 i8: 16 output rows per zmm, 32 rows per pass; byte j of each 32-bit
-// group is column 4g+j, sign-extended by shift pairs.
-void matvec_vnni4(const WeightView& w, const float* x, float* y) {
-  const int8_t* d = static_cast<const int8_t*>(w.data);
-  const size_t R = w.rows, G = w.cols / 4;
-  for (size_t r0 = 0; r0 < R; r0 += 32) {
-    const size_t left = R - r0;
-    const __mmask16 m[2] = {lanes(left), lanes(left > 16 ? left - 16 : 0)};
-    __m512 acc[2][4];
-    for (int b = 0; b < 2; ++b)
-      for (int j = 0; j < 4; ++j) acc[b][j] = _mm512_setzero_ps();
-    for (size_t g = 0; g < G; ++g) {
-      const int8_t* s = d + (g * R + r0) * 4;
-      const __m512 x0 = _mm512_set1_ps(x[4 * g]), x1 = _mm512_set1_ps(x[4 * g + 1]);
-      const __m512 x2 = _mm512_set1_ps(x[4 * g + 2]), x3 = _mm512_set1_ps(x[4 * g + 3]);
-      for (int b = 0; b < 2; ++b) {
-        const __m512i v = _mm512_maskz_loadu_epi32(m[b], s + 64 * b);
-        acc[b][0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 24), 24)), x0, acc[b][0]);
-        acc[b][1] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 16), 24)), x1, acc[b][1]);
-        acc[b][2] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v, 8), 24)), x2, acc[b][2]);
-        acc[b][3] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srai_epi32(v, 24)), x3, acc[b][3]);
-      }
-    }
-    for (int b = 0; b < 2; ++b) {
-      const __m512 sum = _mm512_add_ps(_mm512_add_ps(acc[b][0], acc[b][1]), _mm512_add_ps(acc[b][2], acc[b][3]));
-      const __m512 sc = _mm512_maskz_loadu_ps(m[b], w.scales + r0 + 16 * b);
-      _mm512_mask_storeu_ps(y + r0 + 16 * b, m[b], _mm512_mul_ps(sum, sc));
-    }
-  }
-}
 
 // f32 plain rows: 16 rows per pass, one accumulator each, summed together by
 // one in-register transpose instead of a horizontal reduction per row. Rows
@@ -367,17 +259,30 @@ void matvec_f32(const WeightView& w, const float* x, float* y) {
   }
 }
 
+// i8 matrices the VNNI kernels do not take (plain layout, very long rows) go
+// to the scalar oracle: canonical_i8.h fixes the bits, not the speed.
 void matvec_avx512(const WeightView& w, const float* x, float* y) {
-  if (w.dtype == DType::bf16) return canonical_bf16::matvec_avx2(w, x, y);
-  if (w.dtype == DType::i8 && w.layout == Layout::vnni4) return matvec_vnni4(w, x, y);
-  if (w.dtype == DType::f32) return matvec_f32(w, x, y);
-  for (size_t r = 0; r < w.rows; ++r) y[r] = row_dot(w, r, x);
+  switch (w.dtype) {
+    case DType::bf16: return canonical_bf16::matvec_avx2(w, x, y);
+    case DType::i8:
+      if (canonical_i8::fits_avx512(w)) return canonical_i8::matvec_avx512(w, x, y);
+      return kernels_scalar().matvec(w, x, y);
+    case DType::f32: return matvec_f32(w, x, y);
+  }
 }
 
 void rows_dot_avx512(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                      float* out) {
-  if (w.dtype == DType::bf16) return canonical_bf16::rows_dot_avx2(w, ids, n, x, out);
-  for (size_t i = 0; i < n; ++i) out[i] = row_dot(w, ids[i], x);
+  switch (w.dtype) {
+    case DType::bf16: return canonical_bf16::rows_dot_avx2(w, ids, n, x, out);
+    case DType::i8:
+      if (canonical_i8::fits_avx512(w)) return canonical_i8::rows_dot_avx512(w, ids, n, x, out);
+      return kernels_scalar().rows_dot(w, ids, n, x, out);
+    case DType::f32:
+      for (size_t i = 0; i < n; ++i)
+        out[i] = dot_f32(static_cast<const float*>(w.data) + ids[i] * w.cols, x, w.cols);
+      return;
+  }
 }
 
 // ---------------------------------------------------------------- canonical order
@@ -501,10 +406,9 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
     case DType::bf16:
       return canonical_bf16::matmul_avx512(w, X, ldx, m, Y, ldy);
     case DType::i8:
-      break;
+      if (canonical_i8::fits_avx512(w)) return canonical_i8::matmul_avx512(w, X, ldx, m, Y, ldy);
+      return kernels_scalar().matmul(w, X, ldx, m, Y, ldy);
   }
-  const F32Gemm<PackBI8F32> g{{X, ldx, false}, {&w}};
-  gemm_blocked(g, m, w.rows, w.cols, 1.0f, 0.0f, Y, ldy);
 }
 
 const Kernels kAvx512 = {"avx512",        matvec_avx512,  matmul_avx512, rows_dot_avx512,

@@ -9,6 +9,7 @@
 
 #include "kernels/canonical_bf16.h"
 #include "kernels/canonical_exp.h"
+#include "kernels/canonical_i8.h"
 
 #include "kernels/bf16_inline.h"
 #include "kernels/kernels.h"
@@ -16,23 +17,36 @@
 namespace amxqa {
 namespace {
 
-// One output row of an f32 or i8 matrix: W[r] · x, in column order. i8
-// applies its row scale once, after the integer-valued sum. (bf16 weights
-// take bf16_rows below.)
+// One output row of an f32 matrix: W[r] · x, in column order. (bf16 and i8
+// weights take bf16_rows and i8_rows below.)
 float row_dot(const WeightView& w, size_t r, const float* x) {
   const size_t n = w.cols;
+  const float* row = static_cast<const float*>(w.data) + r * n;
   float acc = 0.0f;
-  if (w.dtype == DType::f32) {
-    const float* row = static_cast<const float*>(w.data) + r * n;
-    for (size_t c = 0; c < n; ++c) acc += row[c] * x[c];
-    return acc;
+  for (size_t c = 0; c < n; ++c) acc += row[c] * x[c];
+  return acc;
+}
+
+// canonical_i8.h spelled out for n output rows of an i8 matrix (row(i) is the
+// matrix row of output i): x is quantised once per call (per element when the
+// row is too long for the stack buffer), then each output is an exact int32 sum.
+template <class Row>
+void i8_rows(const WeightView& w, size_t n, Row row, const float* x, float* out) {
+  namespace ci = canonical_i8;
+  constexpr size_t kMaxCols = 4096;
+  const size_t k = w.cols;
+  const float sx = ci::row_scale(x, k), inv = ci::inverse(sx);
+  int8_t q[kMaxCols];
+  const bool buffered = k <= kMaxCols;
+  if (buffered)
+    for (size_t c = 0; c < k; ++c) q[c] = ci::quantize(x[c], inv);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = row(i);
+    uint32_t acc = 0;  // wraps as the vector and tile sums do (only past ~130,000 columns)
+    for (size_t c = 0; c < k; ++c)
+      acc += uint32_t(int32_t(buffered ? q[c] : ci::quantize(x[c], inv)) * ci::weight(w, r, c));
+    out[i] = ci::dequantize(int32_t(acc), sx, w.scales[r]);
   }
-  const int8_t* d = static_cast<const int8_t*>(w.data);
-  const bool vnni4 = w.layout == Layout::vnni4;
-  for (size_t c = 0; c < n; ++c)
-    // NOLINTNEXTLINE(bugprone-integer-division): c / 4 is an index into the vnni4 layout.
-    acc += static_cast<float>(vnni4 ? d[((c / 4) * w.rows + r) * 4 + (c & 3)] : d[r * n + c]) * x[c];
-  return w.scales[r] * acc;
 }
 
 // The smallest and largest non-zero magnitude of one chunk of flushed values
@@ -111,6 +125,7 @@ void bf16_rows(const WeightView& w, size_t n, Row row, const float* x, float* ou
 
 void matvec_scalar(const WeightView& w, const float* x, float* y) {
   if (w.dtype == DType::bf16) return bf16_rows(w, w.rows, [](size_t i) { return i; }, x, y);
+  if (w.dtype == DType::i8) return i8_rows(w, w.rows, [](size_t i) { return i; }, x, y);
   for (size_t r = 0; r < w.rows; ++r) y[r] = row_dot(w, r, x);
 }
 
@@ -122,6 +137,7 @@ void matmul_scalar(const WeightView& w, const float* X, size_t ldx, size_t m, fl
 void rows_dot_scalar(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                      float* out) {
   if (w.dtype == DType::bf16) return bf16_rows(w, n, [ids](size_t i) { return ids[i]; }, x, out);
+  if (w.dtype == DType::i8) return i8_rows(w, n, [ids](size_t i) { return ids[i]; }, x, out);
   for (size_t i = 0; i < n; ++i) out[i] = row_dot(w, ids[i], x);
 }
 

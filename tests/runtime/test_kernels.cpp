@@ -4,11 +4,12 @@
 //
 // Tolerances are relative to the magnitude Σ|w||x| of each output (so
 // cancellation does not make them meaningless):
-//   f32 and i8 (dequantised exactly)       1e-4
+//   f32                                    1e-4
 //   sgemm_bf16_avx512 against the product of its bf16-rounded operands 1e-4
-// bf16 weights have no tolerance: every table, the tiles included, gives the
-// scalar oracle's bits (canonical_bf16.h), and the oracle is within 1e-5 of
-// the exact product of the bf16-rounded activations.
+// bf16 and i8 weights have no tolerance: every table, the tiles included,
+// gives the scalar oracle's bits (canonical_bf16.h, canonical_i8.h). The
+// oracle is within 1e-5 of the exact product of the bf16-rounded (bf16) or
+// quantised (i8: written out again below) activations.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -145,17 +146,35 @@ bool cols_ok(Layout lay, uint32_t cols) {
          (lay == Layout::vnni4 && cols % 4 == 0);
 }
 
+// canonical_i8.h's activations, written out from its text: sx · q[c].
+std::vector<float> quantised(const float* x, size_t n) {
+  float amax = 0.0f;
+  for (size_t c = 0; c < n; ++c)
+    if (std::fabs(x[c]) > amax) amax = std::fabs(x[c]);
+  const float sx = amax / 127.0f, inv = sx > 0.0f ? 1.0f / sx : 0.0f;
+  std::vector<float> v(n);
+  for (size_t c = 0; c < n; ++c) {
+    const float q = x[c] * inv;
+    v[c] = sx * std::nearbyint(std::isnan(q) ? 0.0f : std::clamp(q, -127.0f, 127.0f));
+  }
+  return v;
+}
+
 // Reference y = W x in double and its magnitude Σ|w||x|; bf16 weights
-// multiply bf16-rounded activations (canonical_bf16.h).
+// multiply bf16-rounded activations (canonical_bf16.h), i8 weights quantised
+// ones (canonical_i8.h).
 void reference_matvec(const TestWeights& t, const float* x, std::vector<float>& y,
                       std::vector<float>& mag) {
   const size_t R = t.view.rows, C = t.view.cols;
   y.assign(R, 0.0f);
   mag.assign(R, 0.0f);
+  const std::vector<float> xq = quantised(x, C);
   for (size_t r = 0; r < R; ++r) {
     double s = 0, a = 0;
     for (size_t c = 0; c < C; ++c) {
-      const float xc = t.view.dtype == DType::bf16 ? bf16_to_f32(f32_to_bf16(x[c])) : x[c];
+      const float xc = t.view.dtype == DType::bf16 ? bf16_to_f32(f32_to_bf16(x[c]))
+                       : t.view.dtype == DType::i8 ? xq[c]
+                                                   : x[c];
       s += double(t.logical[r * C + c]) * xc;
       a += std::fabs(double(t.logical[r * C + c]) * xc);
     }
@@ -247,10 +266,10 @@ TEST_SUITE("unit") {
             const std::vector<float> x = random_vec(cols);
             std::vector<float> want(rows), got(rows), mag(rows);
             magnitudes(x.data(), mag.data());
-            const bool bf16 = cs.dt == DType::bf16;
+            const bool exact = cs.dt != DType::f32;  // bf16 and i8: the oracle's bits
             s.matvec(t.view, x.data(), want.data());
             tb.k->matvec(t.view, x.data(), got.data());
-            if (bf16) check_same_bits(got.data(), want.data(), rows, "matvec " + what);
+            if (exact) check_same_bits(got.data(), want.data(), rows, "matvec " + what);
             else check_close(got.data(), want.data(), mag.data(), rows, 1e-4f, "matvec " + what);
             // rows_dot, ids with repeats and both ends
             const uint32_t ids[5] = {0, rows - 1, rows / 3, 0, rows / 2};
@@ -258,7 +277,7 @@ TEST_SUITE("unit") {
             s.rows_dot(t.view, ids, 5, x.data(), ref);
             tb.k->rows_dot(t.view, ids, 5, x.data(), out);
             for (int i = 0; i < 5; ++i) mg[i] = mag[ids[i]];
-            if (bf16) check_same_bits(out, ref, 5, "rows_dot " + what);
+            if (exact) check_same_bits(out, ref, 5, "rows_dot " + what);
             else check_close(out, ref, mg, 5, 1e-4f, "rows_dot " + what);
             // matmul with padded strides: padding must stay untouched
             for (size_t m : {size_t(1), size_t(2), size_t(4), size_t(17), size_t(40), size_t(70)}) {
@@ -269,7 +288,7 @@ TEST_SUITE("unit") {
               s.matmul(t.view, X.data(), ldx, m, Yw.data(), ldy);
               tb.k->matmul(t.view, X.data(), ldx, m, Yg.data(), ldy);
               const std::string mw = "matmul m=" + std::to_string(m) + " " + what;
-              if (bf16) check_same_bits(Yg.data(), Yw.data(), Yg.size(), mw);
+              if (exact) check_same_bits(Yg.data(), Yw.data(), Yg.size(), mw);
               else check_close(Yg.data(), Yw.data(), M.data(), Yg.size(), 1e-4f, mw);
             }
           }
@@ -418,6 +437,67 @@ TEST_SUITE("unit") {
           check_same_bits(og, ow, 11, "rows_dot " + what);
         }
       }
+  }
+
+  // canonical_i8.h at its edges: rows that are all zero, hold a NaN or an
+  // inf, are tiny (denormal scale) or huge, values exactly half a step apart
+  // (round half to even), weights of -128 and 127, every column count the
+  // vector kernels take and one they hand to the oracle, m on both sides of
+  // the tiles' threshold (16) and of the micro-kernels' row blocks.
+  TEST_CASE("i8 products: every table and the tiles give the oracle's bits at the edges") {
+    std::vector<Table> tables = fast_tables();
+    tables.push_back({"amx_emulated", kernels_amx_emulated()});
+    if (const Kernels* amx = kernels_for_isa(AMXQA_ISA_AMX)) tables.push_back({"amx", amx});
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float edge[] = {0.5f, 1.5f, -2.5f, 1e-39f, -3e-39f, 3e38f, 0.0f, -0.0f, 127.0f, -1.0f};
+    // Row kinds, by row index modulo 6: plain random, with edge values, all
+    // zero, one NaN, one inf, all tiny.
+    auto row_of = [&](size_t i, size_t n) {
+      std::vector<float> v = random_vec(n);
+      switch (i % 6) {
+        case 1: for (size_t c = 0; c < n; c += 3) v[c] = edge[(c / 3) % 10]; break;
+        case 2: std::fill(v.begin(), v.end(), 0.0f); break;
+        case 3: v[n / 2] = nan; break;
+        case 4: v[n / 3] = -inf; break;
+        case 5: for (float& f : v) f *= 1e-38f; break;
+        default: break;
+      }
+      return v;
+    };
+    const Kernels& s = kernels_scalar();
+    for (uint32_t cols : {4u, 32u, 36u, 64u, 520u, 4100u}) {
+      const uint32_t rows = 37;
+      TestWeights t = make_weights(DType::i8, Layout::vnni4, rows, cols);
+      for (size_t i = 0; i < t.i8.size(); i += 7) t.i8[i] = (i / 7) % 2 ? int8_t(-128) : int8_t(127);
+      for (const Table& tb : tables) {
+        const std::string what = std::string(tb.label) + " i8 vnni4 " + std::to_string(rows) + "x" +
+                                 std::to_string(cols);
+        for (size_t m : {size_t(1), size_t(5), size_t(7), size_t(16), size_t(17), size_t(33)}) {
+          std::vector<float> X;
+          for (size_t i = 0; i < m; ++i) {
+            const std::vector<float> r = row_of(i, cols);
+            X.insert(X.end(), r.begin(), r.end());
+          }
+          std::vector<float> Yw(m * rows), Yg(m * rows);
+          s.matmul(t.view, X.data(), cols, m, Yw.data(), rows);
+          tb.k->matmul(t.view, X.data(), cols, m, Yg.data(), rows);
+          check_same_bits(Yg.data(), Yw.data(), Yg.size(), "matmul m=" + std::to_string(m) + " " + what);
+        }
+        for (size_t kind = 0; kind < 6; ++kind) {
+          const std::vector<float> x = row_of(kind, cols);
+          std::vector<float> yw(rows), yg(rows);
+          s.matvec(t.view, x.data(), yw.data());
+          tb.k->matvec(t.view, x.data(), yg.data());
+          check_same_bits(yg.data(), yw.data(), rows, "matvec kind " + std::to_string(kind) + " " + what);
+          const uint32_t ids[19] = {3, 0, 36, 3, 7, 9, 11, 12, 13, 1, 2, 20, 21, 22, 23, 24, 25, 26, 35};
+          float ow[19], og[19];
+          s.rows_dot(t.view, ids, 19, x.data(), ow);
+          tb.k->rows_dot(t.view, ids, 19, x.data(), og);
+          check_same_bits(og, ow, 19, "rows_dot kind " + std::to_string(kind) + " " + what);
+        }
+      }
+    }
   }
 
   // dot_rows and softmax follow kernels.h's canonical order: the scalar

@@ -180,6 +180,10 @@ std::vector<TensorSpec> TrainModel::to_tensors(DType matrix_dtype) const {
     t.shape = p.shape;
     t.values = p.w;
     t.dtype = is_matrix(p.name) ? matrix_dtype : DType::f32;
+    // int8 matrices go out in vnni4 ([K/4][N][4]): the layout the VNNI and
+    // AMX-INT8 kernels read in place (kernels/canonical_i8.h).
+    if (t.dtype == DType::i8 && p.shape.size() >= 2 && p.shape.back() % 4 == 0)
+      t.layout = Layout::vnni4;
     out.push_back(std::move(t));
   }
   return out;

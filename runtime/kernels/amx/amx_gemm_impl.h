@@ -20,11 +20,9 @@
 // bf16 (RNE, as f32_to_bf16) into a 32-row panel of kKcBf16 columns.
 //
 // int8 (amx_int8_gemm_16x16): W is vnni4 [K/4][N][4] with one f32 scale per
-// output. Activations are quantised per row, symmetric absmax:
-//   sx = max_c |x[c]| / 127,  q[c] = clamp(round_half_even(x[c] / sx), -127, 127)
-// (an all-zero row gets sx = 0 and q = 0). TDPBSSD accumulates exactly in
-// int32, and Y[i][j] = w.scales[j] * (sx[i] * acc). This is an approximation
-// of the f32-activation scalar product (relative error ~ 1/254 per element).
+// output. It computes canonical_i8.h, the int8 product every table computes:
+// activations quantised per row (symmetric absmax, sx = max |x| / 127),
+// TDPBSSD's exact int32 sums, Y[i][j] = w.scales[j] * (sx[i] * acc).
 //
 // Edges: M, N and K need not be multiples of the tile sizes. Missing A rows and
 // K columns are zeros in the panel; B tiles that cross N or K are copied into a
@@ -42,6 +40,7 @@
 #include <cstring>
 
 #include "kernels/amx/tile_ops.h"
+#include "kernels/canonical_i8.h"
 #include "kernels/kernels.h"
 
 namespace amxqa {
@@ -160,7 +159,7 @@ inline void c_store_scaled(int t, const CTile& c, const float* sx, const float* 
     for (size_t j = 0; j < c.cols; ++j) {
       int32_t acc;
       std::memcpy(&acc, &buf[r][j], 4);
-      c.y[r * c.ldy + j] = sw[j] * (sx[r] * static_cast<float>(acc));
+      c.y[r * c.ldy + j] = canonical_i8::dequantize(acc, sx[r], sw[j]);
     }
 }
 
@@ -190,34 +189,15 @@ inline void pack_a_bf16(const float* X, size_t ldx, size_t mr, size_t rows_pad, 
   }
 }
 
-// Symmetric absmax scale of one activation row (see the header comment).
-inline float row_scale_i8(const float* x, size_t k) {
-  float amax = 0.0f;
-  for (size_t c = 0; c < k; ++c) {
-    const float a = x[c] < 0.0f ? -x[c] : x[c];
-    amax = a > amax ? a : amax;  // NaN never wins: the row stays finite
-  }
-  return amax / 127.0f;
-}
-
-inline int8_t quantize_i8(float v, float inv) {
-  float q = v * inv;
-  // Clamp first (NaN becomes 0) so the conversion below is always defined;
-  // nearbyint rounds half to even in the default floating-point environment.
-  if (q != q) q = 0.0f;
-  q = q < -127.0f ? -127.0f : (q > 127.0f ? 127.0f : q);
-  return static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(q)));
-}
-
 inline void pack_a_i8(const float* X, size_t ldx, size_t mr, size_t rows_pad, size_t k0,
                       size_t kc, size_t kc_pad, const float* sx, int8_t (*panel)[kKcI8]) {
   for (size_t r = 0; r < rows_pad; ++r) {
     int8_t* dst = panel[r];
     size_t c = 0;
-    if (r < mr && sx[r] > 0.0f) {
-      const float inv = 1.0f / sx[r];
+    if (r < mr) {
+      const float inv = canonical_i8::inverse(sx[r]);
       const float* src = X + r * ldx + k0;
-      for (; c < kc; ++c) dst[c] = quantize_i8(src[c], inv);
+      for (; c < kc; ++c) dst[c] = canonical_i8::quantize(src[c], inv);
     }
     for (; c < kc_pad; ++c) dst[c] = 0;
   }
@@ -360,7 +340,7 @@ inline void amx_int8_gemm_16x16(const WeightView& w, const float* X, size_t ldx,
   for (size_t i0 = 0; i0 < m; i0 += kBlock) {
     const size_t mr = min_sz(kBlock, m - i0);
     const bool two_rows = mr > kTile;
-    for (size_t r = 0; r < kBlock; ++r) sx[r] = r < mr ? row_scale_i8(X + (i0 + r) * ldx, k) : 0.0f;
+    for (size_t r = 0; r < kBlock; ++r) sx[r] = r < mr ? canonical_i8::row_scale(X + (i0 + r) * ldx, k) : 0.0f;
     for (size_t k0 = 0; k0 < k; k0 += kKcI8) {
       const size_t kc = min_sz(kKcI8, k - k0), kc_pad = round_up(kc, 64);
       const bool first = k0 == 0, last = k0 + kc == k;

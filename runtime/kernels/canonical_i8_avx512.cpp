@@ -1,0 +1,177 @@
+// canonical_i8_avx512.cpp — canonical_i8.h on AVX-512 VNNI (vpdpbusd), for
+// int8 weights in the vnni4 layout: matvec, matmul and rows_dot of the
+// AVX-512 table.
+//
+// vnni4 ([K/4][N][4]) is the vpdpbusd operand as it is: one 64-byte load is
+// 16 outputs x 4 columns, so the weights are read straight from the model,
+// never packed. The lanes are outputs; each activation row's 4 columns are
+// broadcast as one dword. vpdpbusd multiplies unsigned by signed bytes, so
+// the weights are flipped to unsigned (w + 128: one xor of the sign bit per
+// load) and the sum corrected by 128 · Σq of the row, which quantisation
+// counts anyway: Σ (w + 128) q − 128 Σ q = Σ w q, exactly (int32, wrapping
+// as every table's sum does).
+//
+// Activations are quantised once per call block of up to kMR rows (step 1
+// and 2 of the definition, vectorised with the same fp32 operations); rows
+// longer than kMaxCols, plain-layout weights and ids past int32 go to the
+// scalar table, which computes the same bits.
+#include "kernels/canonical_i8_x86.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/canonical_i8.h"
+#include "kernels/canonical_i8_blocks.h"
+
+// GCC 12 warns falsely inside its own AVX-512 intrinsics (as in
+// avx512_gemm_core.h).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+namespace amxqa::canonical_i8 {
+namespace {
+
+constexpr size_t kMR = kBlockRows;  // activation rows per micro-kernel
+constexpr size_t kNZ = 4;          // zmm of 16 outputs per prefill micro-kernel
+constexpr size_t kMaxCols = 4096;  // longest row quantised on the stack
+
+inline __mmask16 lanes16(size_t n) {
+  return n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+// One activation row, quantised (steps 1 and 2): dst[0..k) = q, zeros up to
+// a multiple of 4; returns sx and sets *qsum = Σ q.
+float quantize_row(const float* x, size_t k, int8_t* dst, int32_t* qsum) {
+  __m512 amax = _mm512_setzero_ps();
+  for (size_t c = 0; c < k; c += 16) {
+    const __m512 a = _mm512_abs_ps(_mm512_maskz_loadu_ps(lanes16(k - c), x + c));
+    amax = _mm512_max_ps(a, amax);  // a NaN in a returns amax: NaN never wins
+  }
+  const float sx = _mm512_reduce_max_ps(amax) / 127.0f;
+  const __m512 inv = _mm512_set1_ps(inverse(sx));
+  const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
+  __m512i sum = _mm512_setzero_si512();
+  for (size_t c = 0; c < k; c += 16) {
+    const __mmask16 m = lanes16(k - c);
+    __m512 q = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + c), inv);
+    q = _mm512_mask_mov_ps(q, _mm512_cmp_ps_mask(q, q, _CMP_UNORD_Q), _mm512_setzero_ps());
+    const __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(q, lo), hi));  // RNE
+    sum = _mm512_add_epi32(sum, v);
+    _mm512_mask_cvtepi32_storeu_epi8(dst + c, m, v);
+  }
+  for (size_t c = k; c % 4; ++c) dst[c] = 0;
+  *qsum = _mm512_reduce_add_epi32(sum);
+  return sx;
+}
+
+// A block of activation rows, quantised.
+struct QRows {
+  alignas(64) int8_t q[kMR][kMaxCols];
+  float sx[kMR];
+  int32_t corr[kMR];  // 128 · Σ q
+  void quantize(const float* X, size_t ldx, size_t m, size_t k) {
+    for (size_t i = 0; i < m; ++i) {
+      int32_t s;
+      sx[i] = quantize_row(X + i * ldx, k, q[i], &s);
+      corr[i] = int32_t(uint32_t(s) << 7);
+    }
+  }
+};
+
+// Step 4 for 16 outputs of one row, y masked to `m`.
+inline void store(float* y, __mmask16 m, __m512i acc, int32_t corr, float sx, const float* sw) {
+  const __m512 s = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, _mm512_set1_epi32(corr)));
+  _mm512_mask_storeu_ps(y, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, sw),
+                                            _mm512_mul_ps(_mm512_set1_ps(sx), s)));
+}
+
+// Y[i][j0 .. j0 + 16 NZ) for rows i < M of `a`, weights vnni4 (`n` outputs
+// in all, nj of them from j0 on).
+template <int M, int NZ>
+void kernel(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y, size_t ldy) {
+  const uint8_t* d = static_cast<const uint8_t*>(w.data);
+  const size_t n = w.rows, groups = w.cols / 4;
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __mmask16 m[NZ];
+  for (int z = 0; z < NZ; ++z) m[z] = lanes16(nj > size_t(16 * z) ? nj - 16 * z : 0);
+  __m512i acc[M][NZ];
+  for (int i = 0; i < M; ++i)
+    for (int z = 0; z < NZ; ++z) acc[i][z] = _mm512_setzero_si512();
+  for (size_t g = 0; g < groups; ++g) {
+    const uint8_t* src = d + (g * n + j0) * 4;
+    __m512i b[NZ];
+    for (int z = 0; z < NZ; ++z)
+      b[z] = _mm512_xor_si512(_mm512_maskz_loadu_epi32(m[z], src + 64 * z), flip);
+    for (int i = 0; i < M; ++i) {
+      int32_t quad;
+      std::memcpy(&quad, a.q[i] + 4 * g, 4);
+      const __m512i x = _mm512_set1_epi32(quad);
+      for (int z = 0; z < NZ; ++z) acc[i][z] = _mm512_dpbusd_epi32(acc[i][z], b[z], x);
+    }
+  }
+  for (int i = 0; i < M; ++i)
+    for (int z = 0; z < NZ; ++z)
+      if (m[z])
+        store(Y + i * ldy + j0 + 16 * z, m[z], acc[i][z], a.corr[i], a.sx[i], w.scales + j0 + 16 * z);
+}
+
+
+// The micro-kernels as canonical_i8_blocks.h calls them: prefill panels of
+// 16 * kNZ outputs, decode panels of 128 (more independent sums per row).
+template <int M>
+struct Block {
+  static void run(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y, size_t ldy) {
+    kernel<M, kNZ>(a, w, j0, nj, Y, ldy);
+  }
+};
+constexpr size_t kPanel = 16 * kNZ;
+template <int M>
+struct DecodeBlock {
+  static void run(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y, size_t ldy) {
+    kernel<M, 8>(a, w, j0, nj, Y, ldy);
+  }
+};
+
+}  // namespace
+
+bool fits_avx512(const WeightView& w) { return fits(w, kMaxCols); }
+
+void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                 size_t ldy) {
+  QRows a;
+  matmul_blocks<Block, kPanel>(a, w, X, ldx, m, Y, ldy);
+}
+
+// Decode: one row, 128 outputs per pass (8 independent sums in flight).
+void matvec_avx512(const WeightView& w, const float* x, float* y) {
+  QRows a;
+  a.quantize(x, 0, 1, w.cols);
+  sweep<DecodeBlock, 1, 128>(a, w, y, 0);
+}
+
+// The selected rows, 16 at a time: each group's dwords are gathered.
+void rows_dot_avx512(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
+                     float* out) {
+  QRows a;
+  a.quantize(x, 0, 1, w.cols);
+  const int8_t* d = static_cast<const int8_t*>(w.data);
+  const size_t groups = w.cols / 4;
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  alignas(64) float sw[16];
+  for (size_t i0 = 0; i0 < n; i0 += 16) {
+    const __mmask16 m = lanes16(n - i0);
+    const __m512i idx = _mm512_maskz_loadu_epi32(m, ids + i0);  // spare lanes read row 0
+    __m512i acc = _mm512_setzero_si512();
+    for (size_t g = 0; g < groups; ++g) {
+      const __m512i b = _mm512_i32gather_epi32(idx, d + g * w.rows * 4, 4);
+      int32_t quad;
+      std::memcpy(&quad, a.q[0] + 4 * g, 4);
+      acc = _mm512_dpbusd_epi32(acc, _mm512_xor_si512(b, flip), _mm512_set1_epi32(quad));
+    }
+    _mm512_store_ps(sw, _mm512_i32gather_ps(idx, w.scales, 4));
+    store(out + i0, m, acc, a.corr[0], a.sx[0], sw);
+  }
+}
+
+}  // namespace amxqa::canonical_i8

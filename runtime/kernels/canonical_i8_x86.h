@@ -1,0 +1,31 @@
+// canonical_i8_x86.h — canonical_i8.h's vector kernels for int8 weights in
+// the vnni4 layout: AVX2 (vpmaddwd, canonical_i8_avx2.cpp) and AVX-512 VNNI
+// (vpdpbusd, canonical_i8_avx512.cpp), the i8 matvec, matmul and rows_dot of
+// those two tables. Every one gives the scalar oracle's bits.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/kernels.h"
+
+namespace amxqa::canonical_i8 {
+
+// Whether the kernels below take w (vnni4; AVX2 up to 2048 columns, AVX-512
+// up to 4096); the tables give any other i8 matrix to the scalar oracle,
+// which computes the same bits.
+bool fits_avx2(const WeightView& w);
+bool fits_avx512(const WeightView& w);
+
+// kernels.h's contracts, for w.dtype == i8 and fits_<isa>(w).
+void matvec_avx2(const WeightView& w, const float* x, float* y);
+void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                 size_t ldy);
+void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
+                   float* out);
+void matvec_avx512(const WeightView& w, const float* x, float* y);
+void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                   size_t ldy);
+void rows_dot_avx512(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
+                     float* out);
+
+}  // namespace amxqa::canonical_i8
