@@ -74,11 +74,21 @@ struct QRows {
   }
 };
 
+// 8 outputs' weights for one group (32 bytes) widened to int16: outputs 0-3
+// and 4-7.
+struct Wide8 {
+  __m256i lo, hi;
+};
+inline Wide8 widen8(__m256i b) {
+  return {_mm256_cvtepi8_epi16(_mm256_castsi256_si128(b)),
+          _mm256_cvtepi8_epi16(_mm256_extracti128_si256(b, 1))};
+}
+
 // acc += the 8 outputs' products with x: lo holds outputs 0-3, hi 4-7, two
 // int32 lanes each.
-inline void madd8(__m256i b, __m256i x, __m256i* lo, __m256i* hi) {
-  *lo = _mm256_add_epi32(*lo, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(b)), x));
-  *hi = _mm256_add_epi32(*hi, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(b, 1)), x));
+inline void madd8(const Wide8& b, __m256i x, __m256i* lo, __m256i* hi) {
+  *lo = _mm256_add_epi32(*lo, _mm256_madd_epi16(b.lo, x));
+  *hi = _mm256_add_epi32(*hi, _mm256_madd_epi16(b.hi, x));
 }
 
 // Step 4 for up to 8 outputs of one row; sw are their weight scales.
@@ -97,23 +107,34 @@ void kernel(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
   const uint8_t* d = static_cast<const uint8_t*>(w.data);
   const size_t n = w.rows, groups = w.cols / 4;
   __m256i mask[NB];
+#pragma GCC unroll 8
   for (int z = 0; z < NB; ++z) mask[z] = lanes8(nj > size_t(8 * z) ? nj - 8 * z : 0);
+  // Fully unrolled loops over the register block, so that the accumulators
+  // stay in registers.
   __m256i lo[M][NB], hi[M][NB];
+#pragma GCC unroll 8
   for (int i = 0; i < M; ++i)
+#pragma GCC unroll 8
     for (int z = 0; z < NB; ++z) lo[i][z] = hi[i][z] = _mm256_setzero_si256();
   for (size_t g = 0; g < groups; ++g) {
     const uint8_t* src = d + (g * n + j0) * 4;
-    __m256i b[NB];
+    Wide8 b[NB];
+#pragma GCC unroll 8
     for (int z = 0; z < NB; ++z)
-      b[z] = _mm256_maskload_epi32(reinterpret_cast<const int*>(src + 32 * z), mask[z]);
+      b[z] = widen8(_mm256_maskload_epi32(reinterpret_cast<const int*>(src + 32 * z), mask[z]));
+#pragma GCC unroll 8
     for (int i = 0; i < M; ++i) {
       const __m256i x = a.quad(i, g);
+#pragma GCC unroll 8
       for (int z = 0; z < NB; ++z) madd8(b[z], x, &lo[i][z], &hi[i][z]);
     }
   }
+#pragma GCC unroll 8
   for (int i = 0; i < M; ++i)
-    for (int z = 0; z < NB && nj > size_t(8 * z); ++z)
-      store(Y + i * ldy + j0 + 8 * z, nj - 8 * z, lo[i][z], hi[i][z], a.sx[i],
+#pragma GCC unroll 8
+    for (int z = 0; z < NB; ++z)
+      if (nj > size_t(8 * z))
+        store(Y + i * ldy + j0 + 8 * z, nj - 8 * z, lo[i][z], hi[i][z], a.sx[i],
             w.scales + j0 + 8 * z);
 }
 
@@ -169,7 +190,7 @@ void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const flo
     const __m256i vi = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
     __m256i lo = _mm256_setzero_si256(), hi = lo;
     for (size_t g = 0; g < groups; ++g)
-      madd8(_mm256_i32gather_epi32(d + g * w.rows, vi, 4), a.quad(0, g), &lo, &hi);
+      madd8(widen8(_mm256_i32gather_epi32(d + g * w.rows, vi, 4)), a.quad(0, g), &lo, &hi);
     store(out + i0, g8, lo, hi, a.sx[0], sw);
   }
 }
