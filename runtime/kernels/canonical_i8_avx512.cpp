@@ -65,7 +65,10 @@ float quantize_row(const float* x, size_t k, int8_t* dst, int32_t* qsum) {
     q = _mm512_mask_mov_ps(q, _mm512_cmp_ps_mask(q, q, _CMP_UNORD_Q), _mm512_setzero_ps());
     const __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(q, lo), hi));  // RNE
     sum = _mm512_add_epi32(sum, v);
-    _mm512_mask_cvtepi32_storeu_epi8(dst + c, m, v);
+    // (vpmovdb to a register, then a plain store: its memory form is slow on Zen 4)
+    const __m128i b = _mm512_cvtepi32_epi8(v);
+    if (m == 0xffff) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + c), b);
+    else _mm_mask_storeu_epi8(dst + c, m, b);
   }
   for (size_t c = k; c % 4; ++c) dst[c] = 0;
   *qsum = _mm512_reduce_add_epi32(sum);

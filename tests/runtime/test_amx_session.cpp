@@ -1,5 +1,5 @@
 // test_amx_session.cpp — whole sessions on plain row-major bf16 weights (the
-// layout of the shipped default model, sdk/models/default.amxqa) on the AMX
+// layout of the shipped bf16 model, sdk/models/qa-v2.2-bf16.amxqa) on the AMX
 // tile path: the portable amx-emulated backend everywhere, and real AMX too
 // where the CPU has it. Prefill matmuls (m >= 16) of such weights run as
 // Yᵀ = W · Xᵀ on tiles (amx_bf16_plain_gemm_16x16); they are compared with
@@ -34,9 +34,10 @@ std::unique_ptr<TestModel> open_plain_bf16(const char* shape, uint64_t seed) {
   return open_spec(spec);
 }
 
-// The shipped default model, read into 64-byte aligned memory.
-std::unique_ptr<TestModel> open_default_model() {
-  std::ifstream f(std::string(AMXQA_SOURCE_DIR) + "/sdk/models/default.amxqa", std::ios::binary);
+// The shipped bf16 model (v2.2; the default model is its int8 export), read
+// into 64-byte aligned memory.
+std::unique_ptr<TestModel> open_bf16_model() {
+  std::ifstream f(std::string(AMXQA_SOURCE_DIR) + "/sdk/models/qa-v2.2-bf16.amxqa", std::ios::binary);
   REQUIRE(f.good());
   const std::string bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
   auto tm = std::make_unique<TestModel>();
@@ -48,7 +49,7 @@ std::unique_ptr<TestModel> open_default_model() {
 }
 
 // Every present layer matrix of the model is bf16 in `lay` (the premise of
-// the default-model case: plain weights are what reaches the new tile path).
+// the shipped-model case: plain weights are what reaches the new tile path).
 void check_layer_layouts(const amxqa_model* m, Layout lay) {
   size_t seen = 0;
   for (uint32_t l = 0; l < m->n_layers; ++l) {
@@ -163,8 +164,8 @@ TEST_CASE("plain bf16 model: the AMX tile path agrees with scalar, and allocates
   }
 }
 
-TEST_CASE("default model (plain bf16): the AMX tile path agrees with scalar") {
-  auto tm = open_default_model();
+TEST_CASE("shipped bf16 model (plain): the AMX tile path agrees with scalar") {
+  auto tm = open_bf16_model();
   check_layer_layouts(tm->model, Layout::plain);
   auto scalar = make_session(tm->model, default_options(AMXQA_ISA_SCALAR));
   REQUIRE(scalar->status == AMXQA_OK);
@@ -183,7 +184,7 @@ TEST_CASE("default model (plain bf16): the AMX tile path agrees with scalar") {
       compare(scalar->s, ts->s, q, passage, ag);
       if (isa == AMXQA_ISA_AMX_EMULATED) CHECK(amx_emu::tiles_configured());
     }
-    check_agreement("default model", isa, ag);
+    check_agreement("shipped bf16 model", isa, ag);
   }
 }
 

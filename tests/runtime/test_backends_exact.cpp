@@ -1,5 +1,5 @@
-// test_backends_exact.cpp — issue 16's exactness row in CI: the shipped model
-// (sdk/models/default.amxqa) gives byte-identical answers on the scalar oracle,
+// test_backends_exact.cpp — issue 16's exactness row in CI: the shipped models
+// (sdk/models/default.amxqa, int8, and qa-v2.2-bf16.amxqa) give byte-identical answers on the scalar oracle,
 // the amx-emulated tiles and the best ISA this CPU runs, for the first 50
 // questions of dev-v1.1-open. test_backends.cpp allows near-ties; this one
 // does not. Skipped without the shared data.
@@ -49,7 +49,9 @@ struct Session {
 
 TEST_SUITE("slow") {
 
-TEST_CASE("default model: scalar, amx-emulated and the best ISA give the same answer bytes") {
+// Both shipped models: the default (int8, canonical_i8.h) and its bf16 twin
+// (canonical_bf16.h).
+void check_same_answers(const char* model_file) {
   const std::string data =
       std::string(AMXQA_SOURCE_DIR) + "/../shared/data/squad/dev-v1.1-open.json.gz";
   if (!std::ifstream(data)) {
@@ -63,7 +65,7 @@ TEST_CASE("default model: scalar, amx-emulated and the best ISA give the same an
         if (qs.size() < kQuestions) qs.push_back({qa.question, p.context});
   REQUIRE(qs.size() == kQuestions);
 
-  std::ifstream f(std::string(AMXQA_SOURCE_DIR) + "/sdk/models/default.amxqa", std::ios::binary);
+  std::ifstream f(std::string(AMXQA_SOURCE_DIR) + "/sdk/models/" + model_file, std::ios::binary);
   REQUIRE(f);
   const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::vector<unsigned char> file(bytes.size() + 4096);  // page-aligned copy, as mmap gives
@@ -75,12 +77,20 @@ TEST_CASE("default model: scalar, amx-emulated and the best ISA give the same an
 
   Session scalar(model, AMXQA_ISA_SCALAR), emulated(model, AMXQA_ISA_AMX_EMULATED),
       best(model, AMXQA_ISA_AUTO);
-  MESSAGE("best ISA: " << std::string(amxqa_isa_name(amxqa_session_isa(best.s))));
+  MESSAGE(model_file << ": best ISA " << std::string(amxqa_isa_name(amxqa_session_isa(best.s))));
   for (size_t i = 0; i < qs.size(); ++i) {
     const std::string want = scalar.answer(qs[i]);
     CHECK_MESSAGE(emulated.answer(qs[i]) == want, "question " << i << ": " << qs[i].question);
     CHECK_MESSAGE(best.answer(qs[i]) == want, "question " << i << ": " << qs[i].question);
   }
+}
+
+TEST_CASE("default model (int8): scalar, amx-emulated and the best ISA give the same answer bytes") {
+  check_same_answers("default.amxqa");
+}
+
+TEST_CASE("bf16 model: scalar, amx-emulated and the best ISA give the same answer bytes") {
+  check_same_answers("qa-v2.2-bf16.amxqa");
 }
 
 }  // TEST_SUITE
