@@ -196,21 +196,24 @@ typedef struct amxqa_model amxqa_model;
 typedef struct amxqa_session amxqa_session;
 
 /* ---- Instruction sets --------------------------------------------------
- * For a model with bf16 weights (every model amxqa-train exports, and the
- * default model) every ISA computes each weight product with the same bits:
- * the AMX tiles' arithmetic (activations rounded to bf16, sums in 32-column
- * chunks, denormals flushed; runtime/kernels/canonical_bf16.h), and every
+ * For a model with bf16 or int8 weights (every model amxqa-train exports;
+ * the default model is int8) every ISA computes each weight product with the
+ * same bits: bf16 by the AMX tiles' arithmetic (activations rounded to bf16,
+ * sums in 32-column chunks, denormals flushed;
+ * runtime/kernels/canonical_bf16.h), int8 by the AMX-INT8 tiles' (each
+ * activation row quantised to int8 with one absmax scale, exact int32 sums;
+ * runtime/kernels/canonical_i8.h), and every
  * other product and sum of the forward pass and the decoder in one canonical
  * order (runtime/kernels/kernels.h: attention's two f32 products, softmax,
  * exp, pointer scores, the lin decay and MoE router rows) or in portable
  * code that every ISA shares, so the answer bytes and their confidences do
  * not depend on the ISA (README, "The same answer on every backend").
- * Models whose weight matrices are f32 or int8 are outside the promise. */
+ * Models whose weight matrices are f32 are outside the promise. */
 typedef enum amxqa_isa {
   AMXQA_ISA_AUTO = 0,   /* best available, capped by AMXQA_MAX_ISA if set */
   AMXQA_ISA_SCALAR = 1, /* portable C++ reference: the oracle */
   AMXQA_ISA_AVX2 = 2,   /* AVX2 + FMA */
-  AMXQA_ISA_AVX512 = 3, /* AVX-512F/BW/VL/DQ (bf16 weights: the AVX2 kernels, same bits) */
+  AMXQA_ISA_AVX512 = 3, /* AVX-512F/BW/VL/DQ; int8 weights on VNNI */
   AMXQA_ISA_AMX = 4,    /* AMX tiles for prefill (M >= 16), AVX-512 for decode */
   AMXQA_ISA_AMX_EMULATED = 5 /* AMX kernels on the portable tile emulator (tests) */
 } amxqa_isa;

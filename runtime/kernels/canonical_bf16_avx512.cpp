@@ -69,7 +69,8 @@ void kernel(size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc, size_
   const float* af = &a[0].even;
   const float* bf = &b[0].even;
   for (size_t q0 = 0; q0 < kc; q0 += kChunkPairs) {
-    __m512 lo[M], hi[M];
+    __m512 lo[M], hi[M];  // every loop over them fully unrolled: kept in registers
+#pragma GCC unroll 12
     for (int i = 0; i < M; ++i) lo[i] = hi[i] = _mm512_setzero_ps();
     for (size_t q = q0; q < q0 + kChunkPairs; ++q) {
       const __m512 b0 = _mm512_load_ps(bf + q * 32), b1 = _mm512_load_ps(bf + q * 32 + 16);
@@ -80,6 +81,7 @@ void kernel(size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc, size_
         hi[i] = _mm512_fmadd_ps(xp, b1, hi[i]);
       }
     }
+#pragma GCC unroll 12
     for (int i = 0; i < M; ++i) add_chunk(c + i * ldc, nr, first && q0 == 0, lo[i], hi[i]);
   }
 }

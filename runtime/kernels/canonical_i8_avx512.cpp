@@ -155,7 +155,11 @@ struct DecodeBlock {
 
 }  // namespace
 
-bool fits_avx512(const WeightView& w) { return fits(w, kMaxCols); }
+bool fits_avx512(const WeightView& w) {
+  // AVX-512 without VNNI (Skylake-SP class) gets the AVX2 kernels instead.
+  static const bool vnni = __builtin_cpu_supports("avx512vnni");
+  return vnni && fits(w, kMaxCols);
+}
 
 void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
                  size_t ldy) {

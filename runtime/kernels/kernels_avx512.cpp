@@ -259,13 +259,15 @@ void matvec_f32(const WeightView& w, const float* x, float* y) {
   }
 }
 
-// i8 matrices the VNNI kernels do not take (plain layout, very long rows) go
-// to the scalar oracle: canonical_i8.h fixes the bits, not the speed.
+// i8 matrices the VNNI kernels do not take go to the AVX2 kernels (a CPU
+// without AVX512-VNNI) or the scalar oracle (plain layout, very long rows):
+// canonical_i8.h fixes the bits, not the speed.
 void matvec_avx512(const WeightView& w, const float* x, float* y) {
   switch (w.dtype) {
     case DType::bf16: return canonical_bf16::matvec_avx2(w, x, y);
     case DType::i8:
       if (canonical_i8::fits_avx512(w)) return canonical_i8::matvec_avx512(w, x, y);
+      if (canonical_i8::fits_avx2(w)) return canonical_i8::matvec_avx2(w, x, y);
       return kernels_scalar().matvec(w, x, y);
     case DType::f32: return matvec_f32(w, x, y);
   }
@@ -277,6 +279,7 @@ void rows_dot_avx512(const WeightView& w, const uint32_t* ids, size_t n, const f
     case DType::bf16: return canonical_bf16::rows_dot_avx2(w, ids, n, x, out);
     case DType::i8:
       if (canonical_i8::fits_avx512(w)) return canonical_i8::rows_dot_avx512(w, ids, n, x, out);
+      if (canonical_i8::fits_avx2(w)) return canonical_i8::rows_dot_avx2(w, ids, n, x, out);
       return kernels_scalar().rows_dot(w, ids, n, x, out);
     case DType::f32:
       for (size_t i = 0; i < n; ++i)
@@ -407,6 +410,7 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
       return canonical_bf16::matmul_avx512(w, X, ldx, m, Y, ldy);
     case DType::i8:
       if (canonical_i8::fits_avx512(w)) return canonical_i8::matmul_avx512(w, X, ldx, m, Y, ldy);
+      if (canonical_i8::fits_avx2(w)) return canonical_i8::matmul_avx2(w, X, ldx, m, Y, ldy);
       return kernels_scalar().matmul(w, X, ldx, m, Y, ldy);
   }
 }

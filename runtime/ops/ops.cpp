@@ -7,7 +7,17 @@
 
 namespace amxqa::ops {
 
-float rmsnorm(const float* x, const float* g, size_t n, float eps, float* y) {
+// The prefill hot spots among these loops (RMSNorm, ReLU², the linear-
+// attention recurrence) also get an AVX-512 clone, chosen at load time. A
+// clone runs the same operations lane by lane with contraction off (no fused
+// multiply-add), so its bits are the baseline build's on every CPU.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define AMXQA_VECTOR_CLONES __attribute__((target_clones("avx512f", "default"), optimize("fp-contract=off")))
+#else
+#define AMXQA_VECTOR_CLONES
+#endif
+
+AMXQA_VECTOR_CLONES float rmsnorm(const float* x, const float* g, size_t n, float eps, float* y) {
   // Sixteen running sums (lane j takes every i ≡ j mod 16), added in a fixed
   // order at the end: one serial chain of n adds kept GCC from vectorising.
   float lane[16] = {};
@@ -73,7 +83,7 @@ void question_match(const uint32_t* a, size_t na, const uint32_t* b, size_t nb,
 float softplus(float z) { return z > 20.f ? z : std::log1p(std::exp(z)); }
 float lin_decay(float z) { return std::exp(-softplus(z)); }
 
-void relu2(const float* x, size_t n, float* y) {
+AMXQA_VECTOR_CLONES void relu2(const float* x, size_t n, float* y) {
   // Negative inputs are zeroed by their sign bit (an integer mask), so GCC
   // vectorises the loop: any float compare here compiled to a branch per
   // element under trapping math, mispredicted half the time.
@@ -138,7 +148,7 @@ void swa_block(const AttendKernels& kern, const SwaBlock& b) {
   kern.gemm(false, b.rows, b.hd, keys, 1.f, b.probs, b.ldp, b.v, b.ldkv, b.out, b.ldo);
 }
 
-void lin_step(float* S, const float* q, const float* k, const float* v, float a, size_t dk,
+AMXQA_VECTOR_CLONES void lin_step(float* S, const float* q, const float* k, const float* v, float a, size_t dk,
               size_t hd, float* o) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
   for (size_t i = 0; i < hd; ++i) o[i] = 0.f;

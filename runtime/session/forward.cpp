@@ -47,9 +47,16 @@ size_t storage_index(const WeightView& w, uint32_t r, uint32_t c) {
   return size_t(r) * w.cols + c;
 }
 
-// x_0 = tok_emb[id], dequantised to f32.
+// x_0 = tok_emb[id], dequantised to f32. The common layouts read their row
+// directly; storage_index serves the rest.
 void embed_row(const WeightView& w, uint32_t id, float* out) {
   const float scale = (w.dtype == DType::i8 && w.scales) ? w.scales[id] : 1.f;
+  if (w.dtype == DType::i8 && w.layout == Layout::vnni4) {  // 4 columns per row group
+    const int8_t* d = static_cast<const int8_t*>(w.data) + size_t(id) * 4;
+    for (uint32_t c = 0; c < w.cols; c += 4, d += size_t(w.rows) * 4)
+      for (uint32_t j = 0; j < 4; ++j) out[c + j] = scale * float(d[j]);
+    return;
+  }
   for (uint32_t c = 0; c < w.cols; ++c) {
     const size_t i = storage_index(w, id, c);
     switch (w.dtype) {

@@ -63,7 +63,7 @@ std::vector<uint16_t> pack_vnni2(const std::vector<float>& W, size_t rows, size_
   return d;
 }
 
-// Plain row-major bf16 [rows][cols] (the shipped default model's layout).
+// Plain row-major bf16 [rows][cols] (the layout of the shipped bf16 model, qa-v2.2-bf16.amxqa).
 std::vector<uint16_t> pack_plain_bf16(const std::vector<float>& W) {
   std::vector<uint16_t> d(W.size());
   for (size_t i = 0; i < W.size(); ++i) d[i] = f32_to_bf16(W[i]);

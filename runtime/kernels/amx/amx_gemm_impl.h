@@ -9,7 +9,7 @@
 //   tmm4, tmm5  A, rows i0..i0+15 and i0+16..i0+31 of the activations
 //   tmm6, tmm7  B, outputs j0..j0+15 and j0+16..j0+31 of the weights
 // except amx_bf16_plain_gemm_16x16 (plain row-major bf16 weights, the layout
-// of the shipped default model), which computes Yᵀ = W · Xᵀ: A = 16 weight
+// of the shipped bf16 model; the default model is int8 vnni4), which computes Yᵀ = W · Xᵀ: A = 16 weight
 // rows loaded straight from the model, B = activations packed into bf16 VNNI
 // pairs, C = Yᵀ stored through a transposing buffer (see its section below).
 // Every tile is 16 rows x 64 bytes (one configuration, loaded once per thread).
