@@ -89,6 +89,10 @@ Json summary_json(const Summary& s) {
   Json& bw = j["bw_gbs"] = Json::object();
   for (const auto& [label, gbs] : s.bw_gbs) bw[label] = number(gbs);
   for (size_t i = 2; i < numbers.size(); ++i) j[numbers[i].first] = number(numbers[i].second);
+  for (const auto& [key, values] : shipped_objects(s)) {
+    Json& o = j[key] = Json::object();
+    for (const auto& [isa, v] : *values) o[isa] = number(v);
+  }
   return j;
 }
 
@@ -312,6 +316,8 @@ std::string render_markdown(const Report& rep) {
          (bytes && std::isfinite(v) ? " (" + fmt_bytes(v) + ")" : "") + " |");
   }
   for (const auto& [label, gbs] : s.bw_gbs) line("| bw_gbs." + label + " | " + fmt_num(gbs) + " |");
+  for (const auto& [key, values] : shipped_objects(s))
+    for (const auto& [isa, v] : *values) line(std::string("| ") + key + "." + isa + " | " + fmt_num(v) + " |");
   line("");
   line(
       "Times are thread CPU time where the machine was shared (answer latency, prefill) and "

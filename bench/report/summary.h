@@ -20,13 +20,22 @@ struct Summary {
   double answer_p50_ms, answer_p99_ms;
   double session_bytes, model_bytes;
   double train_tok_s, train_roofline_frac;
+  // The shipped model per backend that ran (BM_default_model_answer_<isa>):
+  // backend name → value, like bw_gbs.
+  std::vector<std::pair<std::string, double>> shipped_p50_ms, shipped_prefill_roofline_frac,
+      shipped_decode_share;
 };
 
 // Picks the figures out of the runs: the "auto" model benchmarks,
 // the rooflines, the training step.
 Summary make_summary(const ResultSet& runs, const CpuIdentity& cpu);
 
-// The number keys in file order (bw_gbs, cpu and backend are handled apart).
+// The number keys in file order (bw_gbs, the shipped_* objects, cpu and
+// backend are handled apart).
 std::vector<std::pair<const char*, double>> summary_numbers(const Summary& s);
+
+// The shipped-model objects in file order: key → backend → value.
+std::vector<std::pair<const char*, const std::vector<std::pair<std::string, double>>*>>
+shipped_objects(const Summary& s);
 
 }  // namespace amxqa::bench
