@@ -10,8 +10,13 @@
 
 namespace amxqa::canonical_bf16 {
 
-// kernels.h's matmul contract, for w.dtype == bf16.
+// kernels.h's matmul contract, for w.dtype == bf16: matmul_zmm where zmm
+// FMAs outrun ymm ones, else canonical_bf16_avx2.h's matmul_avx2.
 void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
                    size_t ldy);
+
+// The zmm kernel itself, whatever the core (the tests check it everywhere
+// AVX-512F runs).
+void matmul_zmm(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y, size_t ldy);
 
 }  // namespace amxqa::canonical_bf16

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "amxqa.h"
+#include "kernels/canonical_bf16_avx512.h"
 #include "kernels/kernels.h"
 #include "kernels/training/sgemm_bf16.h"
 
@@ -34,14 +35,33 @@ struct Table {
   const Kernels* k;
 };
 
+// The AVX-512 table with bf16 prefill forced onto the zmm kernel, which the
+// table itself skips on cores whose zmm FMAs do not outrun ymm ones.
+void matmul_bf16_zmm(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                     size_t ldy) {
+  if (w.dtype == DType::bf16) return canonical_bf16::matmul_zmm(w, X, ldx, m, Y, ldy);
+  kernels_avx512()->matmul(w, X, ldx, m, Y, ldy);
+}
+const Kernels* avx512_zmm_table() {
+  static const Kernels k = [] {
+    Kernels t = *kernels_avx512();
+    t.name = "avx512_zmm";
+    t.matmul = matmul_bf16_zmm;
+    return t;
+  }();
+  return &k;
+}
+
 // The optimised tables this CPU can run (the dispatcher makes the same check).
 std::vector<Table> fast_tables() {
   std::vector<Table> t;
   if (kernels_avx2() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     t.push_back({"avx2", kernels_avx2()});
   if (kernels_avx512() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
     t.push_back({"avx512", kernels_avx512()});
+    t.push_back({"avx512_zmm", avx512_zmm_table()});
+  }
   return t;
 }
 
