@@ -12,7 +12,9 @@ namespace amxqa::ops {
 // clone runs the same operations lane by lane with contraction off (no fused
 // multiply-add), so its bits are the baseline build's on every CPU.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define AMXQA_VECTOR_CLONES __attribute__((target_clones("avx512f", "default"), optimize("fp-contract=off")))
+// (Their ifunc symbols are kept out of libamxqa.so's exports by libamxqa.map.)
+#define AMXQA_VECTOR_CLONES \
+  __attribute__((target_clones("avx512f", "default"), optimize("fp-contract=off")))
 #else
 #define AMXQA_VECTOR_CLONES
 #endif
