@@ -220,37 +220,17 @@ void kernel(size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc, size_
   }
 }
 
-struct Bf16Gemm {
-  static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
-  using AElem = Pair;
-  using BElem = Pair;
-  const WeightView* w;
-  const float* X;
-  size_t ldx;
-
-  // dst[i][q] = rounded (X[i][2q], X[i][2q+1]) for pairs p0.. (zero past K).
-  const Pair* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, Pair* dst) const {
-    pack_activation_pairs(X + i0 * ldx, ldx, w->cols, mr, p0, kc, kKC, dst);
-    return dst;
-  }
-
-  // dst[panel][q][8] = weight pairs of outputs j0 + 8 panel.. (duplicated rows
-  // past nc: their outputs are never stored).
-  void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, Pair* dst) const {
-    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR)
-      pack_weight_pairs8(*w, j0 + jr, min_sz(kNR, nc - jr), p0, kc, &dst[0].even, 2 * kNR);
-  }
-
-  void kernel(size_t mr, size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc,
-              size_t nr, float /*alpha: 1*/, float beta) const {
-    const bool first = beta == 0.0f;
+// The micro-kernel for mr = 1 .. kMR rows.
+struct Micro {
+  static void run(size_t mr, size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc,
+                  size_t nr, bool first) {
     switch (mr) {
-      case 1: return canonical_bf16::kernel<1>(kc, a, b, c, ldc, nr, first);
-      case 2: return canonical_bf16::kernel<2>(kc, a, b, c, ldc, nr, first);
-      case 3: return canonical_bf16::kernel<3>(kc, a, b, c, ldc, nr, first);
-      case 4: return canonical_bf16::kernel<4>(kc, a, b, c, ldc, nr, first);
-      case 5: return canonical_bf16::kernel<5>(kc, a, b, c, ldc, nr, first);
-      default: return canonical_bf16::kernel<6>(kc, a, b, c, ldc, nr, first);
+      case 1: return kernel<1>(kc, a, b, c, ldc, nr, first);
+      case 2: return kernel<2>(kc, a, b, c, ldc, nr, first);
+      case 3: return kernel<3>(kc, a, b, c, ldc, nr, first);
+      case 4: return kernel<4>(kc, a, b, c, ldc, nr, first);
+      case 5: return kernel<5>(kc, a, b, c, ldc, nr, first);
+      default: return kernel<6>(kc, a, b, c, ldc, nr, first);
     }
   }
 };
@@ -299,11 +279,7 @@ void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, floa
     for (size_t i = 0; i < m; ++i) matvec_avx2(w, X + i * ldx, Y + i * ldy);
     return;
   }
-  const FlushDenormals flush;
-  const size_t pairs = (w.cols + 1) / 2;
-  const size_t units = (pairs + kChunkPairs - 1) / kChunkPairs * kChunkPairs;  // whole chunks
-  const Bf16Gemm g{&w, X, ldx};
-  gemm_blocked(g, m, w.rows, units, 1.0f, 0.0f, Y, ldy);
+  blocked_product<Bf16Gemm<kMR, kNR, kKC, kNC, Micro>>(w, X, ldx, m, Y, ldy);
 }
 
 }  // namespace amxqa::canonical_bf16

@@ -39,7 +39,6 @@ namespace {
 
 constexpr size_t kMR = 12, kNR = 16, kKC = 128, kNC = 128;  // KC: column pairs
 static_assert(kKC % kChunkPairs == 0, "K blocks are whole chunks");
-static_assert(kNR % 8 == 0, "B panels are packed 8 outputs at a time");
 
 // (x[2p], x[2p+1]) in every 64-bit lane.
 inline __m512 pair_of(const float* x2p) {
@@ -89,42 +88,16 @@ void kernel(size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc, size_
   }
 }
 
+// The micro-kernel for mr = 1 .. kMR rows.
 template <int... Ms>
 struct KernelTable {
   using Fn = void (*)(size_t, const Pair*, const Pair*, float*, size_t, size_t, bool);
   static constexpr Fn fns[] = {kernel<Ms>...};
 };
-
-struct Bf16Gemm512 {
-  static constexpr size_t MR = kMR, NR = kNR, KC = kKC, NC = kNC;
-  using AElem = Pair;
-  using BElem = Pair;
-  const WeightView* w;
-  const float* X;
-  size_t ldx;
-
-  const Pair* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, Pair* dst) const {
-    pack_activation_pairs(X + i0 * ldx, ldx, w->cols, mr, p0, kc, kKC, dst);
-    return dst;
-  }
-
-  // dst[panel][q][16]: each 16-output panel is two 8-output halves side by
-  // side (lo = outputs 0-7, hi = 8-15 of the panel).
-  void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, Pair* dst) const {
-    for (size_t jr = 0; jr < nc; jr += kNR, dst += kc * kNR) {
-      for (size_t h = 0; h < kNR && jr + h < nc; h += 8)
-        pack_weight_pairs8(*w, j0 + jr + h, min_sz(8, nc - jr - h), p0, kc, &dst[h].even,
-                           2 * kNR);
-      if (jr + 8 >= nc)  // the hi half is past the outputs: any finite values do
-        for (size_t q = 0; q < kc; ++q)
-          _mm512_store_ps(&dst[q * kNR + 8].even, _mm512_setzero_ps());
-    }
-  }
-
-  void kernel(size_t mr, size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc,
-              size_t nr, float /*alpha: 1*/, float beta) const {
-    using T = KernelTable<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12>;
-    T::fns[mr - 1](kc, a, b, c, ldc, nr, beta == 0.0f);
+struct Micro {
+  static void run(size_t mr, size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc,
+                  size_t nr, bool first) {
+    KernelTable<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12>::fns[mr - 1](kc, a, b, c, ldc, nr, first);
   }
 };
 
@@ -167,11 +140,7 @@ void matmul_zmm(const WeightView& w, const float* X, size_t ldx, size_t m, float
     for (size_t i = 0; i < m; ++i) matvec_avx2(w, X + i * ldx, Y + i * ldy);
     return;
   }
-  const FlushDenormals flush;
-  const size_t pairs = (w.cols + 1) / 2;
-  const size_t units = (pairs + kChunkPairs - 1) / kChunkPairs * kChunkPairs;  // whole chunks
-  const Bf16Gemm512 g{&w, X, ldx};
-  gemm_blocked(g, m, w.rows, units, 1.0f, 0.0f, Y, ldy);
+  blocked_product<Bf16Gemm<kMR, kNR, kKC, kNC, Micro>>(w, X, ldx, m, Y, ldy);
 }
 
 }  // namespace amxqa::canonical_bf16

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "kernels/canonical_bf16.h"
+#include "kernels/gemm_blocking.h"
 
 namespace amxqa::canonical_bf16 {
 namespace {
@@ -153,6 +154,61 @@ inline void pack_weight_pairs8(const WeightView& w, size_t j0, size_t nr, size_t
       _mm256_store_ps(out + (q + j) * stride + 8, v[j][1]);
     }
   }
+}
+
+// gemm_blocking.h's traits for a canonical bf16 prefill GEMM (Y = X · Wᵀ):
+// the activations and the weights packed by the helpers above, NR outputs
+// (a multiple of 8) per B panel, and the ISA's micro-kernel
+// Micro::run(mr, kc, a, b, c, ldc, nr, first).
+template <size_t MR_, size_t NR_, size_t KC_, size_t NC_, class Micro>
+struct Bf16Gemm {
+  static constexpr size_t MR = MR_, NR = NR_, KC = KC_, NC = NC_;
+  static_assert(NR % 8 == 0, "B panels are packed 8 outputs at a time");
+  using AElem = Pair;
+  using BElem = Pair;
+  const WeightView* w;
+  const float* X;
+  size_t ldx;
+
+  // dst[i][q] = rounded (X[i][2q], X[i][2q+1]) for pairs p0.. (zero past K).
+  const Pair* pack_a(size_t i0, size_t mr, size_t p0, size_t kc, Pair* dst) const {
+    pack_activation_pairs(X + i0 * ldx, ldx, w->cols, mr, p0, kc, KC, dst);
+    return dst;
+  }
+
+  // dst[panel][q][NR]: each panel is NR / 8 groups of 8 outputs side by side;
+  // groups past the outputs are zeros (their sums are never stored).
+  void pack_b(size_t j0, size_t nc, size_t p0, size_t kc, Pair* dst) const {
+    for (size_t jr = 0; jr < nc; jr += NR, dst += kc * NR)
+      for (size_t h = 0; h < NR; h += 8) {
+        if (jr + h < nc) {
+          pack_weight_pairs8(*w, j0 + jr + h, min_sz(8, nc - jr - h), p0, kc, &dst[h].even,
+                             2 * NR);
+          continue;
+        }
+        for (size_t q = 0; q < kc; ++q) {
+          _mm256_store_ps(&dst[q * NR + h].even, _mm256_setzero_ps());
+          _mm256_store_ps(&dst[q * NR + h].even + 8, _mm256_setzero_ps());
+        }
+      }
+  }
+
+  void kernel(size_t mr, size_t kc, const Pair* a, const Pair* b, float* c, size_t ldc,
+              size_t nr, float /*alpha: 1*/, float beta) const {
+    Micro::run(mr, kc, a, b, c, ldc, nr, beta == 0.0f);
+  }
+};
+
+// Y[m][w.rows] = X · Wᵀ through gemm_blocking.h with Gemm's traits (a
+// Bf16Gemm), DAZ and FTZ set for the duration (m >= 1, w.cols >= 1).
+template <class Gemm>
+void blocked_product(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                     size_t ldy) {
+  const FlushDenormals flush;
+  const size_t pairs = (w.cols + 1) / 2;
+  const size_t units = (pairs + kChunkPairs - 1) / kChunkPairs * kChunkPairs;  // whole chunks
+  const Gemm g{&w, X, ldx};
+  gemm_blocked(g, m, w.rows, units, 1.0f, 0.0f, Y, ldy);
 }
 
 }  // namespace
