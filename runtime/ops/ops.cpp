@@ -11,8 +11,12 @@ namespace amxqa::ops {
 // attention recurrence) also get an AVX-512 clone, chosen at load time. A
 // clone runs the same operations lane by lane with contraction off (no fused
 // multiply-add), so its bits are the baseline build's on every CPU.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-// (Their ifunc symbols are kept out of libamxqa.so's exports by libamxqa.map.)
+// Not under the sanitizers: an ifunc resolver runs while the program is
+// being relocated, before their runtimes start (ThreadSanitizer crashed in
+// it). (The ifunc symbols are kept out of libamxqa.so's exports by
+// libamxqa.map.)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define AMXQA_VECTOR_CLONES \
   __attribute__((target_clones("avx512f", "default"), optimize("fp-contract=off")))
 #else
