@@ -27,8 +27,10 @@
 
 // GCC 12 warns falsely inside its own AVX-512 intrinsics (as in
 // avx512_gemm_core.h).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 namespace amxqa::canonical_i8 {
 namespace {
