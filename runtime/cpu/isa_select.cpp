@@ -108,6 +108,27 @@ amxqa_status resolve_isa(amxqa_isa requested, amxqa_isa cap, amxqa_isa* out) {
   return AMXQA_ERR_INVALID_ARGUMENT;
 }
 
+bool cpu_has_avx512_vnni() {
+  static const bool vnni = cpu_features().avx512_vnni;
+  return vnni;
+}
+
+bool cpu_zmm_fma_outruns_ymm() {
+  static const bool outruns = [] {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return true;
+    const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;  // "AuthenticAMD"
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return true;
+    const unsigned base = (a >> 8) & 0xf, family = base + (base == 0xf ? (a >> 20) & 0xff : 0);
+    return !(amd && family == 0x19);
+#else
+    return true;
+#endif
+  }();
+  return outruns;
+}
+
 }  // namespace amxqa
 
 extern "C" AMXQA_API amxqa_status amxqa_cpu_query(amxqa_cpu_info* out) {

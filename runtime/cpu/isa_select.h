@@ -24,4 +24,13 @@ amxqa_isa max_isa_from_env(char* seen, size_t seen_cap, bool* bad);
 // does not apply to it.
 amxqa_status resolve_isa(amxqa_isa requested, amxqa_isa cap, amxqa_isa* out);
 
+// CPU facts the kernel tables choose their kernels by. Every choice computes
+// the same bits; these only pick the faster kernel.
+// AVX512-VNNI (vpdpbusd) is usable: the AVX-512 table's int8 kernels.
+bool cpu_has_avx512_vnni();
+// A zmm FMA outruns a ymm one. Not on AMD family 19h (Zen 3/4), which runs a
+// 512-bit FMA as two 256-bit halves: one Zen 4 core measured 116 GFLOP/s
+// fp32 on zmm and 117 on ymm (bench/results/amd-epyc-cd7f9e1a.md).
+bool cpu_zmm_fma_outruns_ymm();
+
 }  // namespace amxqa

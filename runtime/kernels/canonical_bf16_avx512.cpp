@@ -15,8 +15,8 @@
 // widened to f32 pairs once, when B is packed, and the micro-kernel is plain
 // fp32 FMA: its ceiling is the fp32 FMA peak.
 //
-// Cores whose zmm FMAs are no faster than ymm ones (AMD Zen 3/4) run the
-// AVX2 kernel instead (zmm_fma_pays below): same bits, more speed there.
+// Cores whose zmm FMAs are no faster than ymm ones (AMD Zen 3/4: see
+// cpu_zmm_fma_outruns_ymm) run the AVX2 kernel instead: same bits, more speed.
 //
 // Blocking: gemm_blocking.h, 12 rows x 16 outputs per micro-kernel (24
 // accumulators + 2 B + 1 A of 32 zmm), K in blocks of 128 pairs (8 chunks).
@@ -29,6 +29,7 @@
 
 #include <cstring>
 
+#include "cpu/isa_select.h"
 #include "kernels/canonical_bf16.h"
 #include "kernels/canonical_bf16_avx2.h"
 #include "kernels/canonical_bf16_x86.h"
@@ -104,33 +105,12 @@ struct Micro {
 // Below this many rows, streaming the weights per row beats packing them.
 constexpr size_t kMatmulMinRows = 4;
 
-// Whether zmm FMAs outrun ymm ones on this core. AMD family 19h (Zen 3/4)
-// executes a 512-bit FMA as two 256-bit halves: one Zen 4 core measured 116
-// GFLOP/s fp32 on zmm and 117 on ymm, and this kernel ran at 91 GFLOP/s there
-// against 98 for the 256-bit one (bench/results/amd-epyc-cd7f9e1a.md), so
-// those cores take canonical_bf16_avx2.cpp. Intel cores with two 512-bit FMA
-// ports and Zen 5 (family 1Ah) take the zmm kernel. Both compute the same
-// bits, so the choice is about speed only.
-bool zmm_fma_pays() {
-  unsigned a, b, c, d;
-  __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
-  const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;  // "AuthenticAMD"
-  __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-  const unsigned family = ((a >> 8) & 0xf) + (((a >> 8) & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
-  return !(amd && family == 0x19);
-}
-
 }  // namespace
 
 void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
                    size_t ldy) {
-  if (m == 0 || w.rows == 0) return;
-  if (m < kMatmulMinRows || w.cols == 0) {
-    for (size_t i = 0; i < m; ++i) matvec_avx2(w, X + i * ldx, Y + i * ldy);
-    return;
-  }
-  static const bool zmm = zmm_fma_pays();
-  if (!zmm) return matmul_avx2(w, X, ldx, m, Y, ldy);
+  // Small m: the AVX2 entry streams the weights per row instead of packing.
+  if (m < kMatmulMinRows || !cpu_zmm_fma_outruns_ymm()) return matmul_avx2(w, X, ldx, m, Y, ldy);
   matmul_zmm(w, X, ldx, m, Y, ldy);
 }
 

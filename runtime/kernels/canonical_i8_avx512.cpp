@@ -22,6 +22,7 @@
 
 #include <cstring>
 
+#include "cpu/isa_select.h"
 #include "kernels/canonical_i8.h"
 #include "kernels/canonical_i8_blocks.h"
 
@@ -162,8 +163,7 @@ struct DecodeBlock {
 
 bool fits_avx512(const WeightView& w) {
   // AVX-512 without VNNI (Skylake-SP class) gets the AVX2 kernels instead.
-  static const bool vnni = __builtin_cpu_supports("avx512vnni");
-  return vnni && fits(w, kMaxCols);
+  return cpu_has_avx512_vnni() && fits(w, kMaxCols);
 }
 
 void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
