@@ -45,8 +45,8 @@ size_t question_count(amxqa_isa isa, size_t available) {
 double best_vector_peak(amxqa_isa isa, const amxqa_model* model) {
   const Rooflines& r = rooflines();
   amxqa_model_info mi = amxqa_model_info_init();
-  // int8 models: the int8 peak of the backend (VNNI; tiles: twice the bf16
-  // tile rate), whatever runs faster per operation.
+  // int8 models on AVX-512 and AMX: the int8 peak (vpdpbusd; tiles: twice
+  // the bf16 tile rate), which is what their int8 kernels run on.
   if (amxqa_model_get_info(model, &mi) == AMXQA_OK && std::string(mi.weight_dtype) == "int8" &&
       (isa == AMXQA_ISA_AVX512 || isa == AMXQA_ISA_AMX))
     return r.compute_peak(isa, DType::i8);
