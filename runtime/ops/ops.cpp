@@ -154,9 +154,43 @@ void swa_block(const AttendKernels& kern, const SwaBlock& b) {
   kern.gemm(false, b.rows, b.hd, keys, 1.f, b.probs, b.ldp, b.v, b.ldkv, b.out, b.ldo);
 }
 
-AMXQA_VECTOR_CLONES void lin_step(float* S, const float* q, const float* k, const float* v, float a, size_t dk,
-              size_t hd, float* o) {
+namespace {
+
+// lin_step's loop for a head size fixed at compile time: o's running sums
+// stay in registers (a local array the compiler can keep there) instead of
+// going through memory once per state row, whose store-to-load round trip
+// was the step's critical path. The operations and their order per element
+// are the general loop's, so the bits are too.
+template <size_t HD>
+inline __attribute__((always_inline)) void lin_step_fixed(float* S, const float* q, const float* k,
+                                                          const float* v, float a, float scale,
+                                                          size_t dk, float* o) {
+  float acc[HD] = {};
+  float vv[HD];
+  for (size_t i = 0; i < HD; ++i) vv[i] = v[i];
+  for (size_t r = 0; r < dk; ++r) {
+    float* row = S + r * HD;
+    const float kr = k[r], qr = q[r] * scale;
+    for (size_t i = 0; i < HD; ++i) {
+      const float s = a * row[i] + kr * vv[i];
+      row[i] = s;
+      acc[i] += qr * s;
+    }
+  }
+  for (size_t i = 0; i < HD; ++i) o[i] = acc[i];
+}
+
+}  // namespace
+
+AMXQA_VECTOR_CLONES void lin_step(float* S, const float* q, const float* k, const float* v,
+                                  float a, size_t dk, size_t hd, float* o) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  switch (hd) {  // the model's head sizes
+    case 16: return lin_step_fixed<16>(S, q, k, v, a, scale, dk, o);
+    case 32: return lin_step_fixed<32>(S, q, k, v, a, scale, dk, o);
+    case 64: return lin_step_fixed<64>(S, q, k, v, a, scale, dk, o);
+    default: break;
+  }
   for (size_t i = 0; i < hd; ++i) o[i] = 0.f;
   for (size_t r = 0; r < dk; ++r) {
     float* row = S + r * hd;

@@ -25,6 +25,7 @@
 #include "kernels/canonical_bf16_avx512.h"
 #include "kernels/kernels.h"
 #include "kernels/training/sgemm_bf16.h"
+#include "ops/ops.h"
 
 using namespace amxqa;
 
@@ -610,6 +611,41 @@ TEST_SUITE("unit") {
           CHECK(l == lse);
           for (size_t i = 0; i < n; ++i)
             REQUIRE_MESSAGE(got[i] == want[i], t.label << " n=" << n << " [" << i << "]");
+        }
+      }
+  }
+
+  TEST_CASE("ops::lin_step: the fixed head sizes give the general loop's bits") {
+    // lin_step keeps o's sums in registers for head sizes 16, 32 and 64; this
+    // is the general loop it must equal bit for bit (state and output), over
+    // several steps so that the state's rounding carries.
+    const auto general = [](float* S, const float* q, const float* k, const float* v, float a,
+                            size_t dk, size_t hd, float* o) {
+      const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+      for (size_t i = 0; i < hd; ++i) o[i] = 0.f;
+      for (size_t r = 0; r < dk; ++r) {
+        float* row = S + r * hd;
+        const float kr = k[r], qr = q[r] * scale;
+        for (size_t i = 0; i < hd; ++i) {
+          const volatile float s = a * row[i] + kr * v[i];  // no contraction
+          row[i] = s;
+          const volatile float t = qr * row[i];
+          o[i] = o[i] + t;
+        }
+      }
+    };
+    for (size_t hd : {size_t(16), size_t(32), size_t(48), size_t(64)})
+      for (size_t dk : {size_t(1), size_t(7), size_t(32)}) {
+        std::vector<float> S1(dk * hd, 0.f), S2(dk * hd, 0.f), o1(hd), o2(hd);
+        for (int step = 0; step < 4; ++step) {
+          const auto q = random_vec(dk), k = random_vec(dk), v = random_vec(hd);
+          const float a = 0.5f + 0.1f * float(step);
+          ops::lin_step(S1.data(), q.data(), k.data(), v.data(), a, dk, hd, o1.data());
+          general(S2.data(), q.data(), k.data(), v.data(), a, dk, hd, o2.data());
+          for (size_t i = 0; i < hd; ++i)
+            REQUIRE_MESSAGE(o1[i] == o2[i], "hd=" << hd << " dk=" << dk << " o[" << i << "]");
+          for (size_t i = 0; i < dk * hd; ++i)
+            REQUIRE_MESSAGE(S1[i] == S2[i], "hd=" << hd << " dk=" << dk << " S[" << i << "]");
         }
       }
   }
