@@ -62,15 +62,14 @@ inline __m512i quantize16(__m512 x, __m512 inv) {
   return _mm512_maskz_cvtps_epi32(ordered, _mm512_min_ps(_mm512_max_ps(q, lo), hi));
 }
 
-// One activation row, quantised (steps 1 and 2): dst[0..k) = q, zeros up to
-// a multiple of 4; returns sx and sets *qsum = Σ q. Full blocks of 64 values
-// run four independent chains and store one 64-byte line (saturating packs
-// lose nothing: every q is in [-127, 127]); the rest goes 16 at a time.
-float quantize_row(const float* x, size_t k, int8_t* dst, int32_t* qsum) {
+// Step 1's max |x[c]|: four independent chains over blocks of 64 values, the
+// rest 16 at a time (a NaN loaded returns the running max: NaN never wins;
+// max is exact in any order).
+inline float max_abs(const float* x, size_t k) {
   const size_t full = k / 64 * 64;
   __m512 m0 = _mm512_setzero_ps(), m1 = m0, m2 = m0, m3 = m0;
   size_t c = 0;
-  for (; c < full; c += 64) {  // a NaN in the load returns the running max: NaN never wins
+  for (; c < full; c += 64) {
     m0 = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(x + c)), m0);
     m1 = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(x + c + 16)), m1);
     m2 = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(x + c + 32)), m2);
@@ -78,31 +77,48 @@ float quantize_row(const float* x, size_t k, int8_t* dst, int32_t* qsum) {
   }
   for (; c < k; c += 16)
     m0 = _mm512_max_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(lanes16(k - c), x + c)), m0);
-  const __m512 amax = _mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3));
-  const float sx = _mm512_reduce_max_ps(amax) / 127.0f;  // max is exact in any order
+  return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3)));
+}
+
+// Step 2 for x[0..k) into dst[0..k) (exactly k bytes written); returns Σ q
+// when Sum. Full blocks of 64 values store one 64-byte line (saturating packs
+// lose nothing: every q is in [-127, 127]); the rest goes 16 at a time.
+template <bool Sum>
+inline int32_t quantize_values(const float* x, size_t k, float sx, int8_t* dst) {
+  const size_t full = k / 64 * 64;
   const __m512 inv = _mm512_set1_ps(inverse(sx));
   __m512i s0 = _mm512_setzero_si512(), s1 = s0;
   // packs work within 128-bit lanes: this puts the 64 bytes back in order.
   const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-  for (c = 0; c < full; c += 64) {
+  size_t c = 0;
+  for (; c < full; c += 64) {
     const __m512i v0 = quantize16(_mm512_loadu_ps(x + c), inv);
     const __m512i v1 = quantize16(_mm512_loadu_ps(x + c + 16), inv);
     const __m512i v2 = quantize16(_mm512_loadu_ps(x + c + 32), inv);
     const __m512i v3 = quantize16(_mm512_loadu_ps(x + c + 48), inv);
-    s0 = _mm512_add_epi32(s0, _mm512_add_epi32(v0, v1));
-    s1 = _mm512_add_epi32(s1, _mm512_add_epi32(v2, v3));
+    if (Sum) {
+      s0 = _mm512_add_epi32(s0, _mm512_add_epi32(v0, v1));
+      s1 = _mm512_add_epi32(s1, _mm512_add_epi32(v2, v3));
+    }
     const __m512i b = _mm512_packs_epi16(_mm512_packs_epi32(v0, v1), _mm512_packs_epi32(v2, v3));
     _mm512_storeu_si512(dst + c, _mm512_permutexvar_epi32(order, b));
   }
   for (; c < k; c += 16) {
     const __mmask16 m = lanes16(k - c);
     const __m512i v = quantize16(_mm512_maskz_loadu_ps(m, x + c), inv);
-    s0 = _mm512_add_epi32(s0, v);
+    if (Sum) s0 = _mm512_add_epi32(s0, v);
     // (vpmovdb to a register, then a plain store: its memory form is slow on Zen 4)
     _mm_mask_storeu_epi8(dst + c, m, _mm512_cvtepi32_epi8(v));
   }
-  for (c = k; c % 4; ++c) dst[c] = 0;
-  *qsum = _mm512_reduce_add_epi32(_mm512_add_epi32(s0, s1));
+  return Sum ? _mm512_reduce_add_epi32(_mm512_add_epi32(s0, s1)) : 0;
+}
+
+// One activation row, quantised (steps 1 and 2): dst[0..k) = q, zeros up to
+// a multiple of 4; returns sx and sets *qsum = Σ q.
+float quantize_row(const float* x, size_t k, int8_t* dst, int32_t* qsum) {
+  const float sx = max_abs(x, k) / 127.0f;
+  *qsum = quantize_values<true>(x, k, sx, dst);
+  for (size_t c = k; c % 4; ++c) dst[c] = 0;
   return sx;
 }
 
@@ -225,6 +241,23 @@ void rows_dot_avx512(const WeightView& w, const uint32_t* ids, size_t n, const f
     }
     _mm512_store_ps(sw, _mm512_i32gather_ps(idx, w.scales, 4));
     store(out + i0, m, acc, a.corr[0], a.sx[0], sw);
+  }
+}
+
+// ---- canonical_i8.h's steps over whole rows (canonical_i8_steps.h) ----
+
+float row_scale_avx512(const float* x, size_t k) { return max_abs(x, k) / 127.0f; }
+
+void quantize_avx512(const float* x, size_t k, float sx, int8_t* q) {
+  quantize_values<false>(x, k, sx, q);
+}
+
+void dequantize_avx512(const int32_t* acc, size_t n, float sx, const float* sw, float* y) {
+  for (size_t j = 0; j < n; j += 16) {
+    const __mmask16 m = lanes16(n - j);
+    const __m512 a = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, acc + j));
+    _mm512_mask_storeu_ps(y + j, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, sw + j),
+                                                  _mm512_mul_ps(_mm512_set1_ps(sx), a)));
   }
 }
 

@@ -28,4 +28,9 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
 void rows_dot_avx512(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                      float* out);
 
+// canonical_i8_steps.h's steps on AVX-512 (F + BW).
+float row_scale_avx512(const float* x, size_t k);
+void quantize_avx512(const float* x, size_t k, float sx, int8_t* q);
+void dequantize_avx512(const int32_t* acc, size_t n, float sx, const float* sw, float* y);
+
 }  // namespace amxqa::canonical_i8

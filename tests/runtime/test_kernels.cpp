@@ -23,6 +23,7 @@
 
 #include "amxqa.h"
 #include "kernels/canonical_bf16_avx512.h"
+#include "kernels/canonical_i8_steps.h"
 #include "kernels/kernels.h"
 #include "kernels/training/sgemm_bf16.h"
 #include "ops/ops.h"
@@ -519,6 +520,28 @@ TEST_SUITE("unit") {
         }
       }
     }
+    // The row steps the tiles quantise their panels with (canonical_i8_steps.h):
+    // the chosen ones (AVX-512 where the CPU has it) against the plain loops.
+    const canonical_i8::Steps& fast = canonical_i8::steps();
+    const canonical_i8::Steps& plain = canonical_i8::steps_scalar();
+    for (size_t k : {size_t(1), size_t(15), size_t(16), size_t(63), size_t(64), size_t(200), size_t(1031)})
+      for (size_t kind = 0; kind < 6; ++kind) {
+        const std::vector<float> x = row_of(kind, k);
+        const float sx = plain.row_scale(x.data(), k);
+        const float sx_fast = fast.row_scale(x.data(), k);
+        REQUIRE(std::memcmp(&sx, &sx_fast, 4) == 0);
+        std::vector<int8_t> qw(k + 1, 7), qg(k + 1, 7);  // the byte after k stays untouched
+        plain.quantize(x.data(), k, sx, qw.data());
+        fast.quantize(x.data(), k, sx, qg.data());
+        REQUIRE_MESSAGE(qw == qg, "quantize k=" << k << " kind " << kind);
+        std::vector<int32_t> acc(k);
+        for (size_t j = 0; j < k; ++j) acc[j] = int32_t(qw[j]) * int32_t(1000 + 37 * j) - 5000;
+        const std::vector<float> sw = random_vec(k);
+        std::vector<float> yw(k), yg(k);
+        plain.dequantize(acc.data(), k, sx, sw.data(), yw.data());
+        fast.dequantize(acc.data(), k, sx, sw.data(), yg.data());
+        check_same_bits(yg.data(), yw.data(), k, "dequantize k=" + std::to_string(k));
+      }
   }
 
   // dot_rows and softmax follow kernels.h's canonical order: the scalar

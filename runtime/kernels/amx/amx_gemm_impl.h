@@ -41,6 +41,7 @@
 
 #include "kernels/amx/tile_ops.h"
 #include "kernels/canonical_i8.h"
+#include "kernels/canonical_i8_steps.h"
 #include "kernels/kernels.h"
 
 namespace amxqa {
@@ -151,16 +152,15 @@ inline void c_store_raw(int t, const CTile& c, uint32_t (*buf)[kTile]) {
   for (size_t r = 0; r < c.rows; ++r) std::memcpy(c.y + r * c.ldy, buf[r], c.cols * 4);
 }
 
-// int8 last chunk: Y = scale_w[j] * (sx[i] * acc).
+// int8 last chunk: Y = scale_w[j] * (sx[i] * acc), a row of the tile at a
+// time (canonical_i8_steps.h: vector where the CPU has AVX-512).
 inline void c_store_scaled(int t, const CTile& c, const float* sx, const float* sw,
                            uint32_t (*buf)[kTile]) {
   tile_store_n(t, buf, kTile * 4);
+  const canonical_i8::Steps& steps = canonical_i8::steps();
   for (size_t r = 0; r < c.rows; ++r)
-    for (size_t j = 0; j < c.cols; ++j) {
-      int32_t acc;
-      std::memcpy(&acc, &buf[r][j], 4);
-      c.y[r * c.ldy + j] = canonical_i8::dequantize(acc, sx[r], sw[j]);
-    }
+    steps.dequantize(reinterpret_cast<const int32_t*>(buf[r]), c.cols, sx[r], sw,
+                     c.y + r * c.ldy);
 }
 
 // ---- activations --------------------------------------------------------
@@ -189,17 +189,19 @@ inline void pack_a_bf16(const float* X, size_t ldx, size_t mr, size_t rows_pad, 
   }
 }
 
+// panel[r][0..kc_pad) = q(X[r][k0..k0+kc)) with row r's sx, zero beyond kc
+// and for r >= mr (canonical_i8_steps.h: vector where the CPU has AVX-512).
 inline void pack_a_i8(const float* X, size_t ldx, size_t mr, size_t rows_pad, size_t k0,
                       size_t kc, size_t kc_pad, const float* sx, int8_t (*panel)[kKcI8]) {
+  const canonical_i8::Steps& steps = canonical_i8::steps();
   for (size_t r = 0; r < rows_pad; ++r) {
     int8_t* dst = panel[r];
     size_t c = 0;
     if (r < mr) {
-      const float inv = canonical_i8::inverse(sx[r]);
-      const float* src = X + r * ldx + k0;
-      for (; c < kc; ++c) dst[c] = canonical_i8::quantize(src[c], inv);
+      steps.quantize(X + r * ldx + k0, kc, sx[r], dst);
+      c = kc;
     }
-    for (; c < kc_pad; ++c) dst[c] = 0;
+    std::memset(dst + c, 0, kc_pad - c);
   }
 }
 
@@ -340,7 +342,8 @@ inline void amx_int8_gemm_16x16(const WeightView& w, const float* X, size_t ldx,
   for (size_t i0 = 0; i0 < m; i0 += kBlock) {
     const size_t mr = min_sz(kBlock, m - i0);
     const bool two_rows = mr > kTile;
-    for (size_t r = 0; r < kBlock; ++r) sx[r] = r < mr ? canonical_i8::row_scale(X + (i0 + r) * ldx, k) : 0.0f;
+    const canonical_i8::Steps& steps = canonical_i8::steps();
+    for (size_t r = 0; r < kBlock; ++r) sx[r] = r < mr ? steps.row_scale(X + (i0 + r) * ldx, k) : 0.0f;
     for (size_t k0 = 0; k0 < k; k0 += kKcI8) {
       const size_t kc = min_sz(kKcI8, k - k0), kc_pad = round_up(kc, 64);
       const bool first = k0 == 0, last = k0 + kc == k;
