@@ -41,6 +41,41 @@ AMXQA_VECTOR_CLONES float rmsnorm(const float* x, const float* g, size_t n, floa
   return inv;
 }
 
+AMXQA_VECTOR_CLONES void rmsnorm_rows(const float* x, size_t ldx, const float* g, size_t m,
+                                      size_t n, float eps, float* y, size_t ldy) {
+  // rmsnorm's operations row by row, four rows at a time: each row's chain of
+  // sums (the step's critical path) overlaps the other three's.
+  constexpr size_t R = 4;
+  size_t t = 0;
+  for (; t + R <= m; t += R) {
+    float lane[R][16] = {};
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      for (size_t r = 0; r < R; ++r)
+        for (size_t j = 0; j < 16; ++j) {
+          const float v = x[(t + r) * ldx + i + j];
+          lane[r][j] += v * v;
+        }
+    for (size_t r = 0; r < R; ++r)
+      for (size_t j = 0; i + j < n; ++j) {
+        const float v = x[(t + r) * ldx + i + j];
+        lane[r][j] += v * v;
+      }
+    for (size_t r = 0; r < R; ++r) {
+      float ss = 0.f;
+      for (size_t j = 0; j < 16; ++j) ss += lane[r][j];
+      const float inv = 1.0f / std::sqrt(ss / static_cast<float>(n) + eps);
+      const float* xr = x + (t + r) * ldx;
+      float* yr = y + (t + r) * ldy;
+      if (g)
+        for (size_t c = 0; c < n; ++c) yr[c] = xr[c] * inv * g[c];
+      else
+        for (size_t c = 0; c < n; ++c) yr[c] = xr[c] * inv;
+    }
+  }
+  for (; t < m; ++t) rmsnorm(x + t * ldx, g, n, eps, y + t * ldy);
+}
+
 void rope_table(uint32_t pos0, size_t n, size_t hd, float theta, float* cs) {
   const size_t half = hd / 2;
   for (size_t i = 0; i < half; ++i) {

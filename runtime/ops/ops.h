@@ -11,6 +11,10 @@ namespace amxqa::ops {
 // y = x / sqrt(mean(x²) + eps) ⊙ g (g may be nullptr: no gain). y may alias x.
 // Returns the inverse RMS, which the trainer's backward pass reuses.
 float rmsnorm(const float* x, const float* g, size_t n, float eps, float* y);
+// rmsnorm of m rows of n floats (row strides ldx and ldy; y may alias x):
+// the same bits as m calls, faster.
+void rmsnorm_rows(const float* x, size_t ldx, const float* g, size_t m, size_t n, float eps,
+                  float* y, size_t ldy);
 
 // RoPE (MODEL.md "swa"): half-split pairs (i, i + hd/2), angle p · theta^(−2i/hd).
 // rope_table writes one row of hd floats per position p = pos0 … pos0 + n − 1:

@@ -72,7 +72,7 @@ void add_rows(float* x, const float* y, size_t m, size_t d, float g) {
 }
 
 void norm_rows(const float* x, const float* gain, size_t m, size_t d, float eps, float* y) {
-  for (size_t t = 0; t < m; ++t) ops::rmsnorm(x + t * d, gain, d, eps, y + t * d);
+  ops::rmsnorm_rows(x, d, gain, m, d, eps, y, d);
 }
 
 void relu2_rows(float* h, size_t m, size_t n, size_t ld) {
@@ -220,8 +220,9 @@ void lin_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_
       float* o = b.att + t * aw + h * d.hd;
       ops::lin_step(st.lin_S + size_t(h) * d.dk * d.hd, b.q + t * d.qkv_w + h * d.dk,
                     b.k + t * d.qkv_w + h * d.dk, b.v + t * d.qkv_w + h * d.hd, a, d.dk, d.hd, o);
-      ops::rmsnorm(o, nullptr, d.hd, eps, o);
     }
+    float* o = b.att + t * aw;  // each head's output, RMS-normalised without gain
+    ops::rmsnorm_rows(o, d.hd, nullptr, d.H, d.hd, eps, o, d.hd);
   }
   gemm(k, lw.wo, b.att, aw, m, b.tmp, d.d);
 }
@@ -376,9 +377,8 @@ void forward_rows(amxqa_session* s, const uint32_t* ids, uint32_t m, float* all_
 
 void final_norm_rows(const amxqa_session* s, uint32_t r0, uint32_t n, float* out) {
   const size_t d = s->dim.d;
-  for (uint32_t t = 0; t < n; ++t)
-    ops::rmsnorm(s->blk.x + size_t(r0 + t) * d, s->model->final_norm, d, s->model->norm_eps,
-                 out + size_t(t) * d);
+  ops::rmsnorm_rows(s->blk.x + size_t(r0) * d, d, s->model->final_norm, n, d, s->model->norm_eps,
+                    out, d);
 }
 
 void readout_rows(amxqa_session* s, const uint32_t* ids, size_t n, float* out) {

@@ -673,6 +673,30 @@ TEST_SUITE("unit") {
       }
   }
 
+  TEST_CASE("ops::rmsnorm_rows gives rmsnorm's bits row by row") {
+    for (size_t n : {size_t(1), size_t(16), size_t(32), size_t(37), size_t(256)})
+      for (size_t m : {size_t(1), size_t(3), size_t(4), size_t(9)})
+        for (bool gain : {false, true}) {
+          const size_t ld = n + 3;
+          std::vector<float> x = random_vec(m * ld), g = random_vec(n);
+          x[0] = 1e-30f;  // a tiny value among ordinary ones
+          std::vector<float> want(m * ld, -1.f), got(m * ld, -1.f), inplace = x;
+          for (size_t t = 0; t < m; ++t)
+            ops::rmsnorm(x.data() + t * ld, gain ? g.data() : nullptr, n, 1e-5f, want.data() + t * ld);
+          ops::rmsnorm_rows(x.data(), ld, gain ? g.data() : nullptr, m, n, 1e-5f, got.data(), ld);
+          ops::rmsnorm_rows(inplace.data(), ld, gain ? g.data() : nullptr, m, n, 1e-5f,
+                            inplace.data(), ld);
+          for (size_t t = 0; t < m; ++t)
+            for (size_t c = 0; c < n; ++c) {
+              const size_t i = t * ld + c;
+              REQUIRE_MESSAGE(std::memcmp(&got[i], &want[i], 4) == 0, "n=" << n << " m=" << m << " [" << i << "]");
+              REQUIRE(std::memcmp(&inplace[i], &want[i], 4) == 0);
+            }
+          for (size_t t = 0; t < m; ++t)  // the gaps between rows are left alone
+            for (size_t c = n; c < ld; ++c) REQUIRE(got[t * ld + c] == -1.f);
+        }
+  }
+
   TEST_CASE("kernel tables are named for their ISA") {
     CHECK(std::string(kernels_scalar().name) == "scalar");
     if (kernels_avx2()) CHECK(std::string(kernels_avx2()->name) == "avx2_fma");
