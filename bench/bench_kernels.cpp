@@ -9,6 +9,7 @@
 //   BM_dot_rows_<isa>               the start pointer: 512 f32 rows of 256
 //   BM_attend_gemm_<isa>/tb         prefill attention of one head: 64 rows
 //                                   against 256 keys, scores (tb 1), output (tb 0)
+//   BM_attend_gemm_zmm_avx512/tb    the same with the zmm kernel, on any AVX-512 CPU
 //   BM_softmax_<isa>                one 256-key attention row (canonical exp)
 //   BM_matmul_bf16_amx,             the AMX table's tile paths on the same
 //   BM_matmul_bf16vnni2_amx         prefill shape: plain bf16 (the default
@@ -26,7 +27,9 @@
 #include <string>
 #include <vector>
 
+#include "amxqa.h"
 #include "cpu/amx_detect.h"
+#include "kernels/attend_gemm_avx512.h"
 #include "kernels/amx/amx_thread.h"
 #include "kernels/kernels.h"
 #include "kernels/training/sgemm_bf16.h"
@@ -175,20 +178,34 @@ void bm_dot_rows(benchmark::State& state, const Isa isa) {
 // shape: a 64-row block of one head (hd 32) against 256 keys, scores
 // (tb = 1: scale · Q Kᵀ, k = 32) and output (tb = 0: P V, k = 256).
 // GFLOP/s of 2·m·n·k.
-void bm_attend_gemm(benchmark::State& state, const Isa isa) {
-  if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
+using AttendGemm = void (*)(bool, size_t, size_t, size_t, float, const float*, size_t,
+                           const float*, size_t, float*, size_t);
+
+void run_attend_gemm(benchmark::State& state, AttendGemm gemm) {
   const bool tb = state.range(0) != 0;
   const size_t m = 64, keys = 256, hd = 32;
   const size_t n = tb ? keys : hd, k = tb ? hd : keys;
   const std::vector<float> A = random_floats(m * k, 8), B = random_floats(keys * hd, 9);
   std::vector<float> C(m * n);
   for (auto _ : state) {
-    isa.table->attend_gemm(tb, m, n, k, 0.17f, A.data(), k, B.data(), hd, C.data(), n);
+    gemm(tb, m, n, k, 0.17f, A.data(), k, B.data(), hd, C.data(), n);
     benchmark::DoNotOptimize(C.data());
   }
   state.counters["GFLOP/s"] =
       benchmark::Counter(2.0 * m * n * k * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
+
+void bm_attend_gemm(benchmark::State& state, const Isa isa) {
+  if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
+  run_attend_gemm(state, isa.table->attend_gemm);
+}
+
+// The zmm kernel whatever the table chose (it runs where zmm FMAs outrun ymm).
+void BM_attend_gemm_zmm_avx512(benchmark::State& state) {
+  if (!kernels_for_isa(AMXQA_ISA_AVX512)) return state.SkipWithError("architecture unsupported");
+  run_attend_gemm(state, attend_gemm_avx512);
+}
+BENCHMARK(BM_attend_gemm_zmm_avx512)->ArgName("tb")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 // One swa attention row: softmax over a 256-key window (canonical exp).
 void bm_softmax(benchmark::State& state, const Isa isa) {

@@ -1,7 +1,6 @@
 // attend_gemm_avx2.h — kernels.h's attend_gemm (prefill attention's two f32
-// products, in the canonical order) on AVX2 + FMA. The AVX2 table runs it,
-// and so do the AVX-512 and AMX tables: the order fixes the bits, and this is
-// the vector kernel that reproduces them.
+// products, in the canonical order) on AVX2 + FMA, for the AVX2 table. (The
+// AVX-512 and AMX tables run attend_gemm_avx512.h's zmm kernel: the same bits.)
 #pragma once
 #include <cstddef>
 

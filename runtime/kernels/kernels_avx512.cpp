@@ -24,7 +24,7 @@
 #include <cmath>
 
 
-#include "kernels/attend_gemm_avx2.h"
+#include "kernels/attend_gemm_avx512.h"
 #include "kernels/avx512_gemm_core.h"
 #include "kernels/canonical_bf16_avx2.h"
 #include "kernels/canonical_bf16_avx512.h"
@@ -416,7 +416,7 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
 }
 
 const Kernels kAvx512 = {"avx512",        matvec_avx512,  matmul_avx512, rows_dot_avx512,
-                         dot_rows_avx512, softmax_avx512, sgemm_avx512,  attend_gemm_avx2};
+                         dot_rows_avx512, softmax_avx512, sgemm_avx512,  attend_gemm_avx512};
 
 }  // namespace
 
