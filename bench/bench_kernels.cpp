@@ -179,7 +179,7 @@ void bm_dot_rows(benchmark::State& state, const Isa isa) {
 // (tb = 1: scale · Q Kᵀ, k = 32) and output (tb = 0: P V, k = 256).
 // GFLOP/s of 2·m·n·k.
 using AttendGemm = void (*)(bool, size_t, size_t, size_t, float, const float*, size_t,
-                           const float*, size_t, float*, size_t);
+                           const float*, size_t, float*, size_t, size_t);
 
 void run_attend_gemm(benchmark::State& state, AttendGemm gemm) {
   const bool tb = state.range(0) != 0;
@@ -188,7 +188,7 @@ void run_attend_gemm(benchmark::State& state, AttendGemm gemm) {
   const std::vector<float> A = random_floats(m * k, 8), B = random_floats(keys * hd, 9);
   std::vector<float> C(m * n);
   for (auto _ : state) {
-    gemm(tb, m, n, k, 0.17f, A.data(), k, B.data(), hd, C.data(), n);
+    gemm(tb, m, n, k, 0.17f, A.data(), k, B.data(), hd, C.data(), n, kNoCausalLimit);
     benchmark::DoNotOptimize(C.data());
   }
   state.counters["GFLOP/s"] =

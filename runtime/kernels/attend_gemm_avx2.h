@@ -7,6 +7,7 @@
 namespace amxqa {
 
 void attend_gemm_avx2(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
-                      size_t lda, const float* B, size_t ldb, float* C, size_t ldc);
+                      size_t lda, const float* B, size_t ldb, float* C, size_t ldc,
+                      size_t causal);
 
 }  // namespace amxqa

@@ -45,8 +45,9 @@ struct Zmm {
 }  // namespace
 
 void attend_gemm_avx512(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
-                        size_t lda, const float* B, size_t ldb, float* C, size_t ldc) {
-  attend_blocks<Zmm>(trans_b, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+                        size_t lda, const float* B, size_t ldb, float* C, size_t ldc,
+                        size_t causal) {
+  attend_blocks<Zmm>(trans_b, m, n, k, alpha, A, lda, B, ldb, C, ldc, causal);
 }
 
 }  // namespace amxqa

@@ -68,14 +68,28 @@ struct Kernels {
   // Bᵀ (B is [n][k], ldb >= k); C is only written. Prefill attention's two
   // products (scale · q kᵀ, then probs · v). In the canonical f32 order below,
   // so every table gives the same bits.
+  // causal (kNoCausalLimit: none) is the causal mask of a block of queries:
+  // row r sees the first causal + r keys. The scores (trans_b) of row r are
+  // then written for columns j < causal + r only (the rest are left as they
+  // were: softmax zeroes them); the output (probs · v) of row r sums the
+  // depth steps i < causal + r only (its probabilities past them are zero).
   void (*attend_gemm)(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
-                      size_t lda, const float* B, size_t ldb, float* C, size_t ldc);
+                      size_t lda, const float* B, size_t ldb, float* C, size_t ldc,
+                      size_t causal);
 };
+
+constexpr size_t kNoCausalLimit = SIZE_MAX;
+
+// Row r's limit under attend_gemm's causal mask, capped at `cap`.
+inline size_t causal_limit(size_t causal, size_t r, size_t cap) {
+  return causal >= cap || r >= cap - causal ? cap : causal + r;
+}
 
 // attend_gemm's canonical order, which the scalar table spells out and the
 // SIMD tables follow: each C element starts at +0, fuses a[i]·b[i] for
-// i = 0 … k−1 in ascending order (one rounding each, no flushing), and is
-// multiplied by alpha once at the end. (Lanes over C's columns run it at
+// i = 0 … k−1 (output rows under the causal mask: i < causal + r) in
+// ascending order (one rounding each, no flushing), and is multiplied by
+// alpha once at the end. (Lanes over C's columns run it at
 // full FMA rate, which is why the depth is not split into lanes here.)
 
 // The canonical order of dot_rows and softmax's sum, which the scalar table

@@ -178,16 +178,21 @@ void sgemm_scalar(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, floa
 
 // kernels.h's attend_gemm order spelled out: one std::fma per term, in order.
 void attend_gemm_scalar(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
-                        size_t lda, const float* B, size_t ldb, float* C, size_t ldc) {
+                        size_t lda, const float* B, size_t ldb, float* C, size_t ldc,
+                        size_t causal) {
   const size_t step = trans_b ? 1 : ldb, col = trans_b ? ldb : 1;  // op(B)[i][j] = B[j·col + i·step]
-  for (size_t r = 0; r < m; ++r)
-    for (size_t j = 0; j < n; ++j) {
+  for (size_t r = 0; r < m; ++r) {
+    // The causal mask limits the scores' columns, or the output's depth.
+    const size_t cols = trans_b ? causal_limit(causal, r, n) : n;
+    const size_t depth = trans_b ? k : causal_limit(causal, r, k);
+    for (size_t j = 0; j < cols; ++j) {
       const float* a = A + r * lda;
       const float* b = B + j * col;
       float acc = 0.0f;
-      for (size_t i = 0; i < k; ++i) acc = std::fma(a[i], b[i * step], acc);
+      for (size_t i = 0; i < depth; ++i) acc = std::fma(a[i], b[i * step], acc);
       C[r * ldc + j] = alpha * acc;
     }
+  }
 }
 
 // kernels.h's canonical tree over 16 lane sums: l + 8, + 4, + 2, + 1.

@@ -177,7 +177,9 @@ void swa_attend(const float* q, const float* K, size_t kstride, const float* V, 
 void swa_block(const AttendKernels& kern, const SwaBlock& b) {
   const size_t keys = b.p0 + b.rows - b.lo;
   const float scale = 1.0f / std::sqrt(static_cast<float>(b.hd));
-  kern.gemm(true, b.rows, keys, b.hd, scale, b.q, b.ldq, b.k, b.ldkv, b.probs, b.ldp);
+  // Row r sees keys up to its own position: the first p0 + 1 − lo + r.
+  const size_t causal = b.p0 + 1 - b.lo;
+  kern.gemm(true, b.rows, keys, b.hd, scale, b.q, b.ldq, b.k, b.ldkv, b.probs, b.ldp, causal);
   for (size_t r = 0; r < b.rows; ++r) {
     const size_t p = b.p0 + r;
     const size_t first = swa_window_lo(p, b.window) - b.lo, end = p + 1 - b.lo;  // keys [first, end)
@@ -186,7 +188,7 @@ void swa_block(const AttendKernels& kern, const SwaBlock& b) {
     kern.softmax(row + first, end - first);
     for (size_t j = end; j < keys; ++j) row[j] = 0.f;
   }
-  kern.gemm(false, b.rows, b.hd, keys, 1.f, b.probs, b.ldp, b.v, b.ldkv, b.out, b.ldo);
+  kern.gemm(false, b.rows, b.hd, keys, 1.f, b.probs, b.ldp, b.v, b.ldkv, b.out, b.ldo, causal);
 }
 
 namespace {

@@ -48,12 +48,14 @@ float softmax(float* x, size_t n);
 inline size_t swa_window_lo(size_t p, size_t window) { return p + 1 > window ? p + 1 - window : 0; }
 
 // The GEMM and softmax that swa_block runs on, shaped as Kernels::attend_gemm
-// (C = alpha · A · op(B)) and Kernels::softmax (runtime/kernels/kernels.h):
+// (C = alpha · A · op(B) under a causal mask, which a GEMM may also ignore:
+// the masked scores are zeroed and the masked probabilities are zero) and
+// Kernels::softmax (runtime/kernels/kernels.h):
 // the runtime passes its session's table, whose canonical order gives every
 // ISA the same bits, and the trainer its own GEMM door and softmax.
 struct AttendKernels {
   void (*gemm)(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
-               size_t lda, const float* B, size_t ldb, float* C, size_t ldc);
+               size_t lda, const float* B, size_t ldb, float* C, size_t ldc, size_t causal);
   float (*softmax)(float* x, size_t n);
 };
 

@@ -576,7 +576,10 @@ TEST_SUITE("unit") {
 
   // attend_gemm (prefill attention's products) sums in kernels.h's order:
   // scalar near double, every table and the tile tables bit-identical to it,
-  // over both sides of the SIMD kernel's 6-row, 16-column and 256-deep blocks.
+  // over both sides of the SIMD kernels' 6-row, 16/32-column and 256-deep
+  // blocks, without and with the causal mask (row r: causal + r columns of
+  // the scores, or depth steps of the output; limits inside, at and past a
+  // panel's edge).
   TEST_CASE("attend_gemm: scalar near double, every table bit-identical to scalar") {
     std::vector<Table> tables = fast_tables();
     tables.push_back({"amx_emulated", kernels_amx_emulated()});
@@ -584,32 +587,49 @@ TEST_SUITE("unit") {
     for (bool tb : {false, true})
       for (size_t m : {size_t(1), size_t(5), size_t(6), size_t(13)})
         for (size_t n : {size_t(1), size_t(8), size_t(16), size_t(33)})
-          for (size_t k : {size_t(0), size_t(1), size_t(32), size_t(255), size_t(257), size_t(600)}) {
-            const size_t lda = k + 3, ldb = (tb ? k : n) + 2, ldc = n + 1;
-            std::vector<float> A = random_vec(m * lda), B = random_vec((tb ? n : k) * ldb);
-            A[0] = 1e-40f;  // a denormal operand: no table may flush it
-            if (k > 1) A[1] = -0.0f;
-            const float alpha = -0.176776695f;  // 1/sqrt(32), negated: k = 0 gives -0
-            std::vector<float> want(m * ldc, 7.0f), got;
-            kernels_scalar().attend_gemm(tb, m, n, k, alpha, A.data(), lda, B.data(), ldb,
-                                         want.data(), ldc);
-            for (size_t r = 0; r < m; ++r)
-              for (size_t j = 0; j < n; ++j) {
-                double ref = 0, mag = 0;
-                for (size_t i = 0; i < k; ++i) {
-                  const double t = double(A[r * lda + i]) * (tb ? B[j * ldb + i] : B[i * ldb + j]);
-                  ref += t;
-                  mag += std::fabs(t);
+          for (size_t k : {size_t(0), size_t(1), size_t(32), size_t(255), size_t(257), size_t(600)})
+            for (size_t causal : {kNoCausalLimit, size_t(0), size_t(1), size_t(15), size_t(31),
+                                  size_t(250)}) {
+              const size_t lda = k + 3, ldb = (tb ? k : n) + 2, ldc = n + 1;
+              std::vector<float> A = random_vec(m * lda), B = random_vec((tb ? n : k) * ldb);
+              A[0] = 1e-40f;  // a denormal operand: no table may flush it
+              if (k > 1) A[1] = -0.0f;
+              const float alpha = -0.176776695f;  // 1/sqrt(32), negated: k = 0 gives -0
+              std::vector<float> want(m * ldc, 7.0f), got;
+              kernels_scalar().attend_gemm(tb, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+                                           want.data(), ldc, causal);
+              for (size_t r = 0; r < m; ++r) {
+                const size_t cols = tb ? causal_limit(causal, r, n) : n;
+                const size_t depth = tb ? k : causal_limit(causal, r, k);
+                for (size_t j = 0; j < n; ++j) {
+                  if (j >= cols) {  // the scalar table leaves masked scores alone
+                    REQUIRE(want[r * ldc + j] == 7.0f);
+                    continue;
+                  }
+                  double ref = 0, mag = 0;
+                  for (size_t i = 0; i < depth; ++i) {
+                    const double t = double(A[r * lda + i]) * (tb ? B[j * ldb + i] : B[i * ldb + j]);
+                    ref += t;
+                    mag += std::fabs(t);
+                  }
+                  REQUIRE(std::fabs(want[r * ldc + j] - alpha * ref) <= 1e-5 * mag + 1e-30);
                 }
-                REQUIRE(std::fabs(want[r * ldc + j] - alpha * ref) <= 1e-5 * mag + 1e-30);
               }
-            for (const Table& t : tables) {
-              got.assign(m * ldc, 7.0f);  // the padding column must stay untouched
-              t.k->attend_gemm(tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, got.data(), ldc);
-              REQUIRE_MESSAGE(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
-                              t.label << " tb=" << tb << " m=" << m << " n=" << n << " k=" << k);
+              for (const Table& t : tables) {
+                got.assign(m * ldc, 7.0f);  // the padding column must stay untouched
+                t.k->attend_gemm(tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, got.data(), ldc,
+                                 causal);
+                for (size_t r = 0; r < m; ++r) {
+                  // Masked scores are open (any value); all else is the oracle's bits.
+                  const size_t cols = tb ? causal_limit(causal, r, n) : n;
+                  REQUIRE_MESSAGE(std::memcmp(got.data() + r * ldc, want.data() + r * ldc,
+                                              cols * sizeof(float)) == 0,
+                                  t.label << " tb=" << tb << " m=" << m << " n=" << n << " k=" << k
+                                          << " causal=" << causal << " row " << r);
+                  REQUIRE_MESSAGE(got[r * ldc + n] == 7.0f, t.label);
+                }
+              }
             }
-          }
   }
 
   TEST_CASE("softmax: scalar near the exact one, every table bit-identical to scalar") {

@@ -102,7 +102,7 @@ void swa_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
   // window (kept in probs for the backward), O = P V.
   const ops::AttendKernels attend{[](bool trans_b, size_t m, size_t n, size_t kd, float alpha,
                                      const float* A, size_t lda, const float* B, size_t ldb,
-                                     float* C, size_t ldc) {
+                                     float* C, size_t ldc, size_t /*causal: all computed*/) {
                                     train_sgemm(false, trans_b, m, n, kd, alpha, A, lda, B, ldb,
                                                 0.f, C, ldc);
                                   },

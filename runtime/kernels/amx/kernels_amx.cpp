@@ -58,8 +58,9 @@ void sgemm_amx(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float a
 }
 
 void attend_gemm_amx(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
-                     size_t lda, const float* B, size_t ldb, float* C, size_t ldc) {
-  delegate().attend_gemm(trans_b, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+                     size_t lda, const float* B, size_t ldb, float* C, size_t ldc,
+                     size_t causal) {
+  delegate().attend_gemm(trans_b, m, n, k, alpha, A, lda, B, ldb, C, ldc, causal);
 }
 
 const Kernels kAmx = {"amx_bf16_16x16", matvec_amx,  matmul_amx, rows_dot_amx,

@@ -44,8 +44,8 @@ void sgemm_amx_emulated(bool trans_a, bool trans_b, size_t m, size_t n, size_t k
 
 void attend_gemm_amx_emulated(bool trans_b, size_t m, size_t n, size_t k, float alpha,
                               const float* A, size_t lda, const float* B, size_t ldb, float* C,
-                              size_t ldc) {
-  kernels_scalar().attend_gemm(trans_b, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+                              size_t ldc, size_t causal) {
+  kernels_scalar().attend_gemm(trans_b, m, n, k, alpha, A, lda, B, ldb, C, ldc, causal);
 }
 
 const Kernels kAmxEmulated = {"amx_emulated",        matvec_amx_emulated,
