@@ -2,8 +2,9 @@
 // share (attend_gemm_avx2.cpp, attend_gemm_avx512.cpp): op(B) packed into
 // stack panels of NR columns, zero-padded past n, KC depth steps at a time,
 // the 6-row micro-kernel and the loop nest over panels, depth chunks and
-// tiles. Each file supplies its vector traits. Included only by *_avx2.cpp / *_avx512.cpp files;
-// internal linkage, so each gets its own copy compiled with its own flags.
+// tiles. Each file supplies its vector traits. Included only by *_avx2.cpp
+// and *_avx512.cpp files; internal linkage, so each gets its own copy
+// compiled with its own flags.
 #pragma once
 #include <immintrin.h>
 
