@@ -30,7 +30,7 @@ struct Ymm {
   struct Io {
     bool full;
     __m256i m0, m1;
-    explicit Io(size_t nc) : full(nc == 16), m0(lanes8(nc)), m1(lanes8(nc > 8 ? nc - 8 : 0)) {}
+    explicit Io(size_t nc) : full(nc == 2 * kWidth), m0(lanes8(nc)), m1(lanes8(nc > 8 ? nc - 8 : 0)) {}
     void load(const float* c, Vec& x0, Vec& x1) const {
       x0 = full ? _mm256_loadu_ps(c) : _mm256_maskload_ps(c, m0);
       x1 = full ? _mm256_loadu_ps(c + 8) : _mm256_maskload_ps(c + 8, m1);

@@ -203,7 +203,7 @@ inline __attribute__((always_inline)) void lin_step_fixed(float* S, const float*
                                                           const float* v, float a, float scale,
                                                           size_t dk, float* o) {
   float acc[HD] = {};
-  float vv[HD];
+  float vv[HD];  // v may alias S as far as the compiler knows: read it once
   for (size_t i = 0; i < HD; ++i) vv[i] = v[i];
   for (size_t r = 0; r < dk; ++r) {
     float* row = S + r * HD;

@@ -154,10 +154,9 @@ inline void c_store_raw(int t, const CTile& c, uint32_t (*buf)[kTile]) {
 
 // int8 last chunk: Y = scale_w[j] * (sx[i] * acc), a row of the tile at a
 // time (canonical_i8_steps.h: vector where the CPU has AVX-512).
-inline void c_store_scaled(int t, const CTile& c, const float* sx, const float* sw,
-                           uint32_t (*buf)[kTile]) {
+inline void c_store_scaled(const canonical_i8::Steps& steps, int t, const CTile& c,
+                           const float* sx, const float* sw, uint32_t (*buf)[kTile]) {
   tile_store_n(t, buf, kTile * 4);
-  const canonical_i8::Steps& steps = canonical_i8::steps();
   for (size_t r = 0; r < c.rows; ++r)
     steps.dequantize(reinterpret_cast<const int32_t*>(buf[r]), c.cols, sx[r], sw,
                      c.y + r * c.ldy);
@@ -191,9 +190,9 @@ inline void pack_a_bf16(const float* X, size_t ldx, size_t mr, size_t rows_pad, 
 
 // panel[r][0..kc_pad) = q(X[r][k0..k0+kc)) with row r's sx, zero beyond kc
 // and for r >= mr (canonical_i8_steps.h: vector where the CPU has AVX-512).
-inline void pack_a_i8(const float* X, size_t ldx, size_t mr, size_t rows_pad, size_t k0,
-                      size_t kc, size_t kc_pad, const float* sx, int8_t (*panel)[kKcI8]) {
-  const canonical_i8::Steps& steps = canonical_i8::steps();
+inline void pack_a_i8(const canonical_i8::Steps& steps, const float* X, size_t ldx, size_t mr,
+                      size_t rows_pad, size_t k0, size_t kc, size_t kc_pad, const float* sx,
+                      int8_t (*panel)[kKcI8]) {
   for (size_t r = 0; r < rows_pad; ++r) {
     int8_t* dst = panel[r];
     size_t c = 0;
@@ -338,16 +337,17 @@ inline void amx_int8_gemm_16x16(const WeightView& w, const float* X, size_t ldx,
   alignas(64) int8_t panel[kBlock][kKcI8];
   alignas(64) uint32_t cbuf[kTile][kTile];
   float sx[kBlock];
+  const canonical_i8::Steps& steps = canonical_i8::steps();
   ensure_configured();
   for (size_t i0 = 0; i0 < m; i0 += kBlock) {
     const size_t mr = min_sz(kBlock, m - i0);
     const bool two_rows = mr > kTile;
-    const canonical_i8::Steps& steps = canonical_i8::steps();
     for (size_t r = 0; r < kBlock; ++r) sx[r] = r < mr ? steps.row_scale(X + (i0 + r) * ldx, k) : 0.0f;
     for (size_t k0 = 0; k0 < k; k0 += kKcI8) {
       const size_t kc = min_sz(kKcI8, k - k0), kc_pad = round_up(kc, 64);
       const bool first = k0 == 0, last = k0 + kc == k;
-      pack_a_i8(X + i0 * ldx, ldx, mr, two_rows ? kBlock : kTile, k0, kc, kc_pad, sx, panel);
+      pack_a_i8(steps, X + i0 * ldx, ldx, mr, two_rows ? kBlock : kTile, k0, kc, kc_pad, sx,
+                panel);
       for (size_t j0 = 0; j0 < n_out; j0 += kBlock) {
         CTile c[4];
         block_tiles(Y, ldy, i0, mr, j0, n_out, c);
@@ -359,7 +359,8 @@ inline void amx_int8_gemm_16x16(const WeightView& w, const float* X, size_t ldx,
         for (int t = 0; t < 4; ++t) {
           if (!c[t].rows) continue;
           if (last) {
-            c_store_scaled(t, c[t], sx + (t / 2) * kTile, w.scales + j0 + (t % 2) * kTile, cbuf);
+            c_store_scaled(steps, t, c[t], sx + (t / 2) * kTile,
+                           w.scales + j0 + (t % 2) * kTile, cbuf);
           } else {
             c_store_raw(t, c[t], cbuf);
           }
