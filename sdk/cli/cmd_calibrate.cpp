@@ -85,6 +85,10 @@ int cmd_calibrate(int argc, char** argv, int first) {
   for (const eval::SweepPoint& p : sweep.steps) print_point(p, "");
   std::printf("  best F1%s:\n", max_refusal < 100 ? (" with over-refusal <= " + std::to_string(max_refusal) + "%").c_str() : "");
   print_point(sweep.best, "  <- best");
+  std::printf("  best no-answer accuracy with over-refusal <= 20%%:\n");
+  print_point(sweep.best_no_answer_at_20, "");
+  std::printf("\nno-answer ROC AUC (margin): %.3f  (0.5: a coin; 1: every unanswerable question above every answerable one)\n",
+              sweep.auc);
   std::printf("\nabstain iff no_answer_margin > threshold; use it with --threshold %g\n",
               double(sweep.best.threshold));
   if (!out.empty()) {

@@ -41,7 +41,10 @@ SweepPoint score_threshold(const std::vector<CalibrationItem>& items, float t) {
   return p;
 }
 
-Sweep sweep_thresholds(const std::vector<CalibrationItem>& items, size_t steps, double max_over_refusal) {
+namespace {
+// Below every margin, between neighbouring margins, and FLT_MAX ("never"),
+// ascending: every distinct set of abstentions once.
+std::vector<float> candidate_thresholds(const std::vector<CalibrationItem>& items) {
   std::vector<float> m;
   for (const CalibrationItem& it : items)
     if (std::isfinite(it.margin)) m.push_back(it.margin);
@@ -51,8 +54,44 @@ Sweep sweep_thresholds(const std::vector<CalibrationItem>& items, size_t steps, 
   if (!m.empty()) candidates.push_back(m.front() - 1.f);
   for (size_t i = 0; i + 1 < m.size(); ++i) candidates.push_back(0.5f * (m[i] + m[i + 1]));
   candidates.push_back(FLT_MAX);
+  return candidates;
+}
+}  // namespace
 
+double no_answer_auc(const std::vector<CalibrationItem>& items) {
+  // Mann-Whitney U over the margins sorted once: each unanswerable question
+  // beats the answerable ones below it and ties with those equal to it.
+  std::vector<std::pair<float, bool>> v;
+  for (const CalibrationItem& it : items)
+    if (!std::isnan(it.margin)) v.emplace_back(it.margin, it.impossible);
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  double wins = 0, n_has = 0, n_no = 0;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    double has = 0, no = 0;
+    for (; j < v.size() && v[j].first == v[i].first; ++j) (v[j].second ? no : has) += 1;
+    wins += no * (n_has + 0.5 * has);
+    n_has += has;
+    n_no += no;
+    i = j;
+  }
+  return n_has > 0 && n_no > 0 ? wins / (n_has * n_no) : std::nan("");
+}
+
+SweepPoint best_no_answer_accuracy(const std::vector<CalibrationItem>& items, double max_over_refusal) {
+  SweepPoint best = score_threshold(items, FLT_MAX);
+  for (float t : candidate_thresholds(items)) {
+    const SweepPoint p = score_threshold(items, t);
+    if (p.over_refusal <= max_over_refusal && p.no_answer_accuracy > best.no_answer_accuracy) best = p;
+  }
+  return best;
+}
+
+Sweep sweep_thresholds(const std::vector<CalibrationItem>& items, size_t steps, double max_over_refusal) {
+  const std::vector<float> candidates = candidate_thresholds(items);
   Sweep s;
+  s.auc = no_answer_auc(items);
+  s.best_no_answer_at_20 = best_no_answer_accuracy(items, 20.0);
   bool have = false;
   for (float t : candidates) {
     const SweepPoint p = score_threshold(items, t);
@@ -86,6 +125,8 @@ std::string sweep_json(const Sweep& sweep, const std::string& model, const std::
   j["method"] = method;
   j["questions"] = sweep.best.n_has + sweep.best.n_no;
   j["best"] = point_json(sweep.best);
+  if (std::isfinite(sweep.auc)) j["no_answer_auc"] = sweep.auc;  // NaN is not JSON
+  j["best_no_answer_at_20"] = point_json(sweep.best_no_answer_at_20);
   j["steps"] = nlohmann::json::array();
   for (const SweepPoint& p : sweep.steps) j["steps"].push_back(point_json(p));
   return j.dump(2) + "\n";

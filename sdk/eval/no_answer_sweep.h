@@ -33,7 +33,20 @@ struct Sweep {
   SweepPoint best;                // highest F1 within the over-refusal cap (ties: the larger
                                   // threshold, fewer abstentions)
   std::vector<SweepPoint> steps;  // `steps` thresholds spread over the margins, ascending
+  double auc = 0;                 // no_answer_auc(items)
+  SweepPoint best_no_answer_at_20;  // best_no_answer_accuracy(items, 20)
 };
+
+// How well the margin alone separates the two kinds, whatever the threshold:
+// the ROC AUC of the margin as a score for "unanswerable", i.e. the chance
+// that a random unanswerable question has a larger margin than a random
+// answerable one (ties count half). 0.5 is a coin, 1 a perfect split; NaN
+// unless both kinds are present.
+double no_answer_auc(const std::vector<CalibrationItem>& items);
+// The threshold with the highest no-answer accuracy among those whose
+// over-refusal is at most max_over_refusal percent (ties: the larger
+// threshold). "Never" always qualifies.
+SweepPoint best_no_answer_accuracy(const std::vector<CalibrationItem>& items, double max_over_refusal);
 // Candidates: below every margin, between each pair of neighbouring margins,
 // and FLT_MAX (never abstain on a scored passage). best only considers
 // thresholds whose over-refusal (percent of answerable questions abstained

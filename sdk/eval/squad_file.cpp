@@ -11,13 +11,9 @@ namespace {
 
 using nlohmann::json;
 
-bool read_qa(const json& q, SquadQa* qa) {
-  const std::string* question = string_member(q, "question");
-  const json* answers = array_member(q, "answers");
-  if (!question || !answers) return false;
-  if (const std::string* id = string_member(q, "id")) qa->id = *id;
-  qa->question = *question;
-  for (const json& an : *answers) {
+// The non-empty {"text", "answer_start"} items of an answers array.
+void read_spans(const json& items, std::vector<std::string>* texts, std::vector<int64_t>* starts) {
+  for (const json& an : items) {
     const std::string* text = string_member(an, "text");
     if (!text || text->empty()) continue;
     int64_t start = -1;
@@ -25,15 +21,39 @@ bool read_qa(const json& q, SquadQa* qa) {
       const double v = st->get<double>();
       if (v >= 0 && v < 1e15) start = static_cast<int64_t>(v);
     }
-    qa->answers.push_back(*text);
-    qa->answer_starts.push_back(start);
+    texts->push_back(*text);
+    starts->push_back(start);
   }
+}
+
+bool read_qa(const json& q, SquadQa* qa) {
+  const std::string* question = string_member(q, "question");
+  const json* answers = array_member(q, "answers");
+  if (!question || !answers) return false;
+  if (const std::string* id = string_member(q, "id")) qa->id = *id;
+  qa->question = *question;
+  read_spans(*answers, &qa->answers, &qa->answer_starts);
   return !qa->answers.empty();
+}
+
+bool is_impossible(const json& q) {
+  const auto it = q.find("is_impossible");
+  return it != q.end() && it->is_boolean() && it->get<bool>();
+}
+
+bool read_unanswerable(const json& q, SquadUnanswerable* u) {
+  const std::string* question = string_member(q, "question");
+  if (!question || question->empty()) return false;
+  u->question = *question;
+  if (const std::string* id = string_member(q, "id")) u->id = *id;
+  if (const std::string* pr = string_member(q, "provenance")) u->provenance = *pr;
+  if (const json* pl = array_member(q, "plausible_answers")) read_spans(*pl, &u->plausible, &u->plausible_starts);
+  return true;
 }
 
 }  // namespace
 
-std::vector<SquadArticle> parse_squad(const std::string& text) {
+std::vector<SquadArticle> parse_squad(const std::string& text, bool keep_unanswerable) {
   // nlohmann-json parses and destroys without recursion, so deeply nested
   // untrusted input costs memory, not the stack.
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -53,6 +73,12 @@ std::vector<SquadArticle> parse_squad(const std::string& text) {
       para.context = *ctx;
       if (const json* qas = array_member(p, "qas"))
         for (const json& q : *qas) {
+          if (!q.is_object()) continue;
+          if (keep_unanswerable && is_impossible(q)) {
+            SquadUnanswerable u;
+            if (read_unanswerable(q, &u)) para.unanswerable.push_back(std::move(u));
+            continue;
+          }
           SquadQa qa;
           if (read_qa(q, &qa)) para.qas.push_back(std::move(qa));
         }
@@ -63,7 +89,9 @@ std::vector<SquadArticle> parse_squad(const std::string& text) {
   return out;
 }
 
-std::vector<SquadArticle> load_squad(const std::string& path) { return parse_squad(read_gz(path)); }
+std::vector<SquadArticle> load_squad(const std::string& path, bool keep_unanswerable) {
+  return parse_squad(read_gz(path), keep_unanswerable);
+}
 
 size_t count_questions(const std::vector<SquadArticle>& articles) {
   size_t n = 0;

@@ -477,6 +477,45 @@ TEST_CASE("sft sets: instruction spans end with EOT; abstention mix follows the 
   CHECK(any_shorter);
   for (size_t i = 0; i < whole.val.size(); ++i) CHECK(cropped.val[i].tokens == whole.val[i].tokens);
 
+  // Real SQuAD 2.0 unanswerable questions (model v3): parsed only when asked,
+  // mixed in at the ratio, on their own paragraph, target ABSTAIN; provenance
+  // filters; validation stays answerable.
+  const std::string v2 = R"({"data": [{"title": "T", "paragraphs": [{"context": "Paris is the capital of France.",
+    "qas": [{"id": "a", "question": "What is the capital?", "answers": [{"text": "Paris", "answer_start": 0}]},
+            {"id": "u1", "question": "What is the capital of Spain?", "answers": [], "is_impossible": true,
+             "provenance": "anchor", "plausible_answers": [{"text": "Paris", "answer_start": 0}]},
+            {"id": "u2", "question": "Who founded Paris?", "is_impossible": true, "provenance": "dp"},
+            {"id": "u3", "is_impossible": true},
+            {"id": "u4", "question": "Who?", "is_impossible": "yes", "answers": []}]}]}]})";
+  CHECK(parse_squad(v2)[0].paragraphs[0].unanswerable.empty());
+  const std::vector<SquadArticle> v2_arts = parse_squad(v2, true);
+  const SquadParagraph& p2 = v2_arts[0].paragraphs[0];
+  REQUIRE(p2.qas.size() == 1);
+  REQUIRE(p2.unanswerable.size() == 2);  // u3 has no question; u4's flag is not a boolean (and no answers)
+  CHECK(p2.unanswerable[0].provenance == "anchor");
+  CHECK(p2.unanswerable[0].plausible == std::vector<std::string>{"Paris"});
+  CHECK(p2.unanswerable[0].plausible_starts == std::vector<int64_t>{0});
+  CHECK(p2.unanswerable[1].plausible.empty());
+  std::vector<SquadArticle> real_arts = arts;
+  for (auto& a : real_arts)
+    for (auto& par : a.paragraphs) par.unanswerable = p2.unanswerable;
+  SftSet none = build_qa_set(real_arts, tok, 200, 4, 4096, 5, 0.5);
+  SftSet with_real = build_qa_set(real_arts, tok, 200, 4, 4096, 5, 0.5, {}, {0.3, ""});
+  CHECK(none.real == 0);
+  CHECK(with_real.real == with_real.unanswerable);
+  CHECK(with_real.real > with_real.train.size() * 15 / 100);  // about 30% of the 86
+  CHECK(with_real.real < with_real.train.size() * 45 / 100);
+  for (size_t i = 0; i < with_real.train.size(); ++i)
+    if (!with_real.train[i].abstain) CHECK(with_real.train[i].tokens == none.train[i].tokens);  // other slots unchanged
+  for (const Example& ex : with_real.val) CHECK(!ex.abstain);
+  SftSet anchored = build_qa_set(real_arts, tok, 200, 4, 4096, 5, 0.0, {}, {1.0, "anchor"});
+  CHECK(anchored.real == anchored.train.size());
+  SftSet unknown = build_qa_set(real_arts, tok, 200, 4, 4096, 5, 0.0, {}, {1.0, "no-such-provenance"});
+  CHECK(unknown.real == 0);
+  SftSet abstain_real = build_abstain_set(real_arts, tok, 40, 0, 0.25, 4096, 9, {0.1, ""});
+  CHECK(abstain_real.unanswerable == 10);
+  CHECK(abstain_real.real == 4);
+
   // Replay-free source: every cursor maps into the set, deterministically.
   ExampleSource src(mix.train, 5, nullptr, 0.0);
   ExampleSource src2(mix.train, 5, nullptr, 0.0);

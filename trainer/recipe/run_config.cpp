@@ -49,12 +49,15 @@ StageConfig read_stage(const Recipe& r, const std::string& s, const AdamWConfig&
   c.hard_negative_frac = r.number(s + ".hard_negative_frac", 0.0);
   c.replay_frac = r.number(s + ".replay_frac", 0.0);
   c.crop_frac = r.number(s + ".crop_frac", 0.0);
+  c.real_unanswerable_frac = r.number(s + ".real_unanswerable_frac", 0.0);
+  c.real_provenance = r.str(s + ".real_provenance", "");
   const std::string compute = r.str(s + ".compute", r.str("optim.compute", "f32"));
   if (compute != "f32" && compute != "bf16")
     throw std::runtime_error(r.name() + ": " + s + ".compute must be f32 or bf16");
   c.bf16_compute = compute == "bf16";
   if (c.unanswerable_frac < 0 || c.unanswerable_frac > 1 || c.replay_frac < 0 || c.replay_frac > 1 ||
-      c.crop_frac < 0 || c.crop_frac > 1 || c.hard_negative_frac < 0 || c.hard_negative_frac > 1)
+      c.crop_frac < 0 || c.crop_frac > 1 || c.hard_negative_frac < 0 || c.hard_negative_frac > 1 ||
+      c.real_unanswerable_frac < 0 || c.real_unanswerable_frac > 1)
     throw std::runtime_error(r.name() + ": " + s + " fractions must lie in [0, 1]");
   return c;
 }

@@ -26,6 +26,10 @@ struct StageConfig {
   double hard_negative_frac = 0.0;  // sft_qa: other_paragraph takes the most similar paragraph this often
   double replay_frac = 0.0;         // SFT: share of pretraining pieces mixed in
   double crop_frac = 0.0;           // sft_qa: share of passages cropped to sentences near the answer
+  double real_unanswerable_frac = 0.0;  // sft_qa, sft_abstain: share of training examples that are
+                                        // human-written SQuAD 2.0 unanswerable questions (squad.train
+                                        // must be a v2.0 file), on their own paragraphs
+  std::string real_provenance;      // space-separated provenance values kept ("" = all)
   bool bf16_compute = false;        // compute = bf16: GEMM operands rounded to bf16 (set_bf16_compute)
 };
 

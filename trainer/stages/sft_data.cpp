@@ -179,6 +179,47 @@ std::string crop_random_sentences(const std::string& text, Rng& rng) {
   return text.substr(sents[first].first, sents[last].second - sents[first].first);
 }
 
+// Real unanswerable questions whose provenance is kept, shuffled.
+std::vector<QaRef> shuffled_real_unanswerable(const std::vector<eval::SquadArticle>& train,
+                                              const std::string& provenance, uint64_t seed) {
+  std::vector<std::string> keep;
+  for (size_t i = 0; i < provenance.size();) {
+    const size_t j = std::min(provenance.find(' ', i), provenance.size());
+    if (j > i) keep.push_back(provenance.substr(i, j - i));
+    i = j + 1;
+  }
+  std::vector<QaRef> refs;
+  for (size_t a = 0; a < train.size(); ++a)
+    for (size_t p = 0; p < train[a].paragraphs.size(); ++p) {
+      const auto& un = train[a].paragraphs[p].unanswerable;
+      for (size_t q = 0; q < un.size(); ++q)
+        if (keep.empty() || std::find(keep.begin(), keep.end(), un[q].provenance) != keep.end())
+          refs.push_back({a, p, q});
+    }
+  Rng rng(seed);
+  shuffle(refs, rng);
+  return refs;
+}
+
+// A real unanswerable question (r.q indexes the paragraph's unanswerable
+// list) on its own paragraph; with crop, cropped to whole sentences around
+// its plausible answer (a random run when it has none), as answerable
+// passages are cropped around theirs.
+bool real_unanswerable_example(const std::vector<eval::SquadArticle>& train, const QaRef& r, const TokenizerView& tok,
+                               size_t max_tokens, Example* ex, Rng* crop) {
+  const eval::SquadParagraph& para = train[r.a].paragraphs[r.p];
+  const eval::SquadUnanswerable& u = para.unanswerable[r.q];
+  std::string passage = para.context;
+  if (crop) {
+    size_t b = 0, e = 0;
+    const bool located = !u.plausible.empty() && locate_answer(para.context, u.question, u.plausible[0],
+                                                               u.plausible_starts[0], &b, &e);
+    const size_t before = crop->below(4), after = crop->below(4);
+    passage = located ? crop_around(para.context, &b, &e, before, after) : crop_random_sentences(para.context, *crop);
+  }
+  return build_abstain_example(tok, u.question, passage, max_tokens, ex);
+}
+
 bool answer_example(const std::vector<eval::SquadArticle>& train, const QaRef& r, const TokenizerView& tok,
                     size_t max_tokens, Example* ex, Rng* crop = nullptr) {
   const eval::SquadParagraph& para = train[r.a].paragraphs[r.p];
@@ -195,7 +236,8 @@ bool answer_example(const std::vector<eval::SquadArticle>& train, const QaRef& r
 }  // namespace
 
 SftSet build_qa_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                    size_t max_tokens, uint64_t seed, double crop_frac, const UnanswerableMix& mix) {
+                    size_t max_tokens, uint64_t seed, double crop_frac, const UnanswerableMix& mix,
+                    const RealUnanswerableMix& real) {
   SftSet s;
   const size_t want = n + val;
   std::vector<QaRef> used;
@@ -218,6 +260,24 @@ SftSet build_qa_set(const std::vector<eval::SquadArticle>& train, const Tokenize
     Example ex;
     if (answer_example(train, used[i], tok, max_tokens, &ex, &rng)) s.train[i] = std::move(ex);
   }
+  // Real unanswerable questions take their slots first, from their own
+  // stream; the made-up kinds below draw as before and skip those slots.
+  std::vector<bool> taken(s.train.size(), false);
+  if (real.frac > 0) {
+    const std::vector<QaRef> refs = shuffled_real_unanswerable(train, real.provenance, seed ^ 0x7265616cull);  // "real"
+    Rng rr(seed ^ 0x7265616c31ull);
+    for (size_t i = 0, next = 0; !refs.empty() && i < s.train.size(); ++i) {
+      if (rr.uniform() >= real.frac) continue;
+      Example ex;
+      const bool crop = rr.uniform() < crop_frac;
+      if (!real_unanswerable_example(train, refs[next++ % refs.size()], tok, max_tokens, &ex, crop ? &rr : nullptr))
+        continue;
+      s.train[i] = std::move(ex);
+      taken[i] = true;
+      ++s.unanswerable;
+      ++s.real;
+    }
+  }
   // Unanswerable replacements draw from their own stream, so crop_frac's
   // choices above are the same with or without them.
   Rng un(seed ^ 0x756e616e73ull);  // "unans"
@@ -228,6 +288,7 @@ SftSet build_qa_set(const std::vector<eval::SquadArticle>& train, const Tokenize
   for (size_t i = 0; mix.frac > 0 && n_kinds > 0 && i < s.train.size(); ++i) {
     if (un.uniform() >= mix.frac) continue;
     const size_t first_kind = un.below(n_kinds);
+    if (taken[i]) continue;
     for (size_t k = 0; k < n_kinds; ++k) {
       const UnanswerableKind kind = kinds[(first_kind + k) % n_kinds];
       Unanswerable u;
@@ -245,10 +306,12 @@ SftSet build_qa_set(const std::vector<eval::SquadArticle>& train, const Tokenize
 }
 
 SftSet build_abstain_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                         double unanswerable_frac, size_t max_tokens, uint64_t seed) {
+                         double unanswerable_frac, size_t max_tokens, uint64_t seed,
+                         const RealUnanswerableMix& real) {
   SftSet s;
   const size_t total = n + val;
   const size_t want_unans = static_cast<size_t>(unanswerable_frac * double(total) + 0.5);
+  const size_t want_real = std::min(want_unans, static_cast<size_t>(real.frac * double(total) + 0.5));
   const size_t want_ans = total - want_unans;
   std::vector<Example> ans, unans;
   for (const QaRef& r : shuffled_questions(train, seed ^ 0x616e73ull)) {
@@ -257,6 +320,15 @@ SftSet build_abstain_set(const std::vector<eval::SquadArticle>& train, const Tok
     if (answer_example(train, r, tok, max_tokens, &ex)) ans.push_back(std::move(ex));
     else ++s.skipped;
   }
+  if (want_real > 0) {
+    const std::vector<QaRef> refs = shuffled_real_unanswerable(train, real.provenance, seed ^ 0x7265616cull);
+    for (size_t i = 0; i < refs.size() && unans.size() < want_real; ++i) {
+      Example ex;
+      if (real_unanswerable_example(train, refs[i], tok, max_tokens, &ex, nullptr)) unans.push_back(std::move(ex));
+      else ++s.skipped;
+    }
+  }
+  s.real = unans.size();
   std::vector<AbstainPair> pairs = abstain_pairs(train, seed);
   Rng rng(seed ^ 0x756e616e73ull);
   shuffle(pairs, rng);

@@ -29,6 +29,14 @@ struct SftSet {
   size_t skipped = 0;      // not mappable or longer than max_tokens
   size_t unanswerable = 0; // abstention examples in train
   size_t by_kind[kUnanswerableKinds] = {};   // of them, per UnanswerableKind (build_qa_set only)
+  size_t real = 0;         // of them, human-written SQuAD 2.0 questions
+};
+
+// Human-written unanswerable questions (SQuAD 2.0's is_impossible, kept by
+// parse_squad's keep_unanswerable) mixed into a set (model v3).
+struct RealUnanswerableMix {
+  double frac = 0.0;       // share of the set's training examples
+  std::string provenance;  // space-separated provenance values kept; "" keeps all
 };
 
 // Sentences of a paragraph as byte ranges (split after . ! ? followed by a
@@ -44,10 +52,19 @@ SftSet build_stop_set(const std::vector<std::string>& paragraphs, const Tokenize
 // unanswerable one made from the same question (stages/unanswerable.h, the
 // recipe's kinds in turn; target ABSTAIN), cropped like answerable passages so
 // length is no cue. Validation stays answerable.
+// real.frac (model v3): that share of the training examples is a real
+// unanswerable question on the paragraph it was written for (target
+// ABSTAIN), cropped as answerable passages are (around its plausible answer
+// when it has one), drawn from its own stream and taking its slot before the
+// made-up kinds are drawn, so those keep their choices elsewhere.
 SftSet build_qa_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                    size_t max_tokens, uint64_t seed, double crop_frac = 0.0, const UnanswerableMix& mix = {});
+                    size_t max_tokens, uint64_t seed, double crop_frac = 0.0, const UnanswerableMix& mix = {},
+                    const RealUnanswerableMix& real = {});
+// unanswerable_frac of the set abstains; of those, real.frac of the whole set
+// (at most all of them) are real questions, the rest another paragraph's.
 SftSet build_abstain_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
-                         double unanswerable_frac, size_t max_tokens, uint64_t seed);
+                         double unanswerable_frac, size_t max_tokens, uint64_t seed,
+                         const RealUnanswerableMix& real = {});
 
 // Examples in a per-epoch shuffled order; with replay, a `replay_frac` share
 // of cursors (chosen by hash) serve a pretraining piece instead.

@@ -2,6 +2,7 @@
 // round's set (stages/sft_data.h), continue from the previous stage's
 // checkpoint, then export and score the round through the C API.
 #include <cstdio>
+#include <stdexcept>
 
 #include "gz_text.h"
 #include "stages/export_model.h"
@@ -19,7 +20,7 @@ const std::vector<eval::SquadArticle>& train_articles(const RunContext& ctx) {
   static std::string loaded;
   static std::vector<eval::SquadArticle> train;
   if (loaded != ctx.cfg.squad_train) {
-    train = eval::load_squad(ctx.cfg.squad_train);
+    train = eval::load_squad(ctx.cfg.squad_train, /*keep_unanswerable=*/true);
     loaded = ctx.cfg.squad_train;
   }
   return train;
@@ -95,13 +96,17 @@ void stage_sft_qa(RunContext& ctx) {
   run_sft(ctx, "sft_qa", "sft_stop", ctx.cfg.sft_qa, 2, [&](const TokenizerView& tok, size_t max_tokens, size_t n) {
     const StageConfig& c = ctx.cfg.sft_qa;
     const UnanswerableMix mix{c.unanswerable_frac, c.unanswerable_kinds, c.hard_negative_frac};
-    SftSet set = build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed, c.crop_frac, mix);
+    const RealUnanswerableMix real{c.real_unanswerable_frac, c.real_provenance};
+    SftSet set = build_qa_set(train_articles(ctx), tok, n, 64, max_tokens, ctx.cfg.seed, c.crop_frac, mix, real);
     if (set.unanswerable > 0) {
-      std::fprintf(stderr, "[sft_qa] unanswerable by kind:");
+      std::fprintf(stderr, "[sft_qa] unanswerable: real %zu;", set.real);
       for (int k = 0; k < kUnanswerableKinds; ++k)
         std::fprintf(stderr, " %s %zu", unanswerable_kind_name(static_cast<UnanswerableKind>(k)), set.by_kind[k]);
       std::fprintf(stderr, "\n");
     }
+    if (c.real_unanswerable_frac > 0 && set.real == 0)
+      throw std::runtime_error("sft_qa.real_unanswerable_frac > 0, but " + ctx.cfg.squad_train +
+                               " holds no unanswerable question of the kept provenance (a SQuAD 2.0 file?)");
     return set;
   });
 }
@@ -109,8 +114,12 @@ void stage_sft_qa(RunContext& ctx) {
 void stage_sft_abstain(RunContext& ctx) {
   run_sft(ctx, "sft_abstain", "sft_qa", ctx.cfg.sft_abstain, 3,
           [&](const TokenizerView& tok, size_t max_tokens, size_t n) {
-            return build_abstain_set(train_articles(ctx), tok, n, 64, ctx.cfg.sft_abstain.unanswerable_frac,
-                                     max_tokens, ctx.cfg.seed + 3);
+            const StageConfig& c = ctx.cfg.sft_abstain;
+            const RealUnanswerableMix real{c.real_unanswerable_frac, c.real_provenance};
+            SftSet set = build_abstain_set(train_articles(ctx), tok, n, 64, c.unanswerable_frac, max_tokens,
+                                           ctx.cfg.seed + 3, real);
+            std::fprintf(stderr, "[sft_abstain] real unanswerable %zu\n", set.real);
+            return set;
           });
 }
 

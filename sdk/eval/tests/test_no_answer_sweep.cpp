@@ -55,6 +55,23 @@ TEST_CASE("sweep: best F1 between the margins, under the over-refusal cap") {
   CHECK(score_threshold(with_inf, FLT_MAX).no_answer_accuracy == doctest::Approx(100.0 / 3));
 }
 
+TEST_CASE("no-answer ROC AUC and the best no-answer accuracy under an over-refusal cap") {
+  // Unanswerable margins 0 and 3 against answerable -2 and 1: 3 of the 4 pairs ordered.
+  CHECK(no_answer_auc(items()) == doctest::Approx(0.75));
+  CHECK(no_answer_auc({{1.f, false, 0, 0}, {1.f, true, 0, 0}}) == doctest::Approx(0.5));  // a tie counts half
+  CHECK(no_answer_auc({{-1.f, false, 0, 0}, {INFINITY, true, 0, 0}}) == doctest::Approx(1.0));
+  CHECK(std::isnan(no_answer_auc({{1.f, false, 0, 0}})));
+  // Over-refusal <= 50%: abstain above -2 catches both unanswerable ones.
+  CHECK(best_no_answer_accuracy(items(), 50.0).no_answer_accuracy == doctest::Approx(100.0));
+  // No answerable question refused: only the margin-3 one.
+  const SweepPoint strict = best_no_answer_accuracy(items(), 0.0);
+  CHECK(strict.no_answer_accuracy == doctest::Approx(50.0));
+  CHECK(strict.over_refusal == 0.0);
+  const Sweep s = sweep_thresholds(items(), 3);
+  CHECK(s.auc == doctest::Approx(0.75));
+  CHECK(s.best_no_answer_at_20.over_refusal <= 20.0);
+}
+
 TEST_CASE("thresholds file: round trip and clear errors") {
   const Sweep s = sweep_thresholds(items(), 3);
   float t = 0.f;
