@@ -66,11 +66,14 @@ void write_calibration_card(RunContext& ctx, const eval::EvalSet& set, amxqa::Se
                 "| all | %.2f | %.2f | %zu |\n| has-answer | %.2f | %.2f | %zu |\n"
                 "| no-answer (abstained) | %.2f | %.2f | %zu |\n\n"
                 "Over-refusal (answerable questions abstained on) %.1f%%; abstained on %.1f%% of all.\n\n"
+                "Whatever the threshold: the no-answer margin's ROC AUC is **%.3f** (0.5 is a coin), and "
+                "the best no-answer accuracy with at most 20%% over-refusal is %.1f%% (threshold %.3f).\n\n"
                 "Reliability (figure above): answers binned by their reported probability; expected "
                 "calibration error %.1f%%.\n\n",
                 double(b.threshold), method.c_str(), name.c_str(), b.em, b.f1, b.n_has + b.n_no, b.has_em, b.has_f1,
                 b.n_has, b.no_answer_accuracy, b.no_answer_accuracy, b.n_no, b.over_refusal, b.abstain_rate,
-                expected_calibration_error(bins));
+                sweep.auc, sweep.best_no_answer_at_20.no_answer_accuracy,
+                double(sweep.best_no_answer_at_20.threshold), expected_calibration_error(bins));
   std::string md = buf;
   md += "| confidence bin | answers | mean probability | right |\n|---|---|---|---|\n";
   for (const ReliabilityBin& r : bins) {
@@ -130,7 +133,9 @@ void stage_calibrate(RunContext& ctx) {
                   {"em", sweep.best.em},
                   {"f1", sweep.best.f1},
                   {"no_answer_accuracy", sweep.best.no_answer_accuracy},
-                  {"over_refusal", sweep.best.over_refusal}});
+                  {"over_refusal", sweep.best.over_refusal},
+                  {"no_answer_auc", sweep.auc},
+                  {"no_answer_accuracy_at_20", sweep.best_no_answer_at_20.no_answer_accuracy}});
   write_calibration_card(ctx, set, session, sweep, name, method);
   // The same weights again, now with the Calibration table.
   session = amxqa::Session();
