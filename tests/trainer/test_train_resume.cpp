@@ -9,32 +9,13 @@
 #include <vector>
 
 #include "model/train_model.h"
+#include "toy_moe_model.h"
 
 using namespace amxqa;
 using namespace amxqa::train;
+using namespace amxqa::train::test;
 
 namespace {
-
-ArchConfig resume_arch() {
-  ArchConfig a;
-  a.d_model = 16;
-  a.n_layers = 2;
-  a.layer_kinds = {kLayerLin, kLayerSwa};
-  a.n_heads = 2;
-  a.n_kv_heads = 1;
-  a.head_dim = 8;
-  a.window = 8;
-  a.lin_state = 8;
-  a.d_ff = 32;
-  a.moe_experts = 6;
-  a.moe_top_k = 2;
-  a.moe_d_ff = 8;
-  a.moe_route_block = 8;
-  a.moe_route_window = 8;
-  a.moe_layers = {0};
-  a.vocab_size = 64;
-  return a;
-}
 
 // Step `step` of a toy run: two documents, sampled softmax, AdamW.
 void train_step(TrainModel& m, uint64_t step, uint64_t total, const AdamWConfig& c) {
@@ -57,10 +38,6 @@ void train_step(TrainModel& m, uint64_t step, uint64_t total, const AdamWConfig&
   adamw_step(m.params(), c, step, lr_at(c, step, total));
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -69,12 +46,12 @@ TEST_SUITE("unit") {
     AdamWConfig c;
     c.lr = 3e-3f;
     c.warmup = 2;
-    TrainModel straight(resume_arch(), 42);
+    TrainModel straight(toy_moe_arch(), 42);
     for (uint64_t s = 1; s <= N; ++s) train_step(straight, s, N, c);
 
     const std::string path = "test_train_resume.ckpt";
     {
-      TrainModel first(resume_arch(), 42);
+      TrainModel first(toy_moe_arch(), 42);
       for (uint64_t s = 1; s <= N / 2; ++s) train_step(first, s, N, c);
       TrainState st;
       st.step = N / 2;
@@ -82,7 +59,7 @@ TEST_SUITE("unit") {
       st.extra = "stage=pretrain";
       save_checkpoint(path, first, st);
     }
-    TrainModel resumed(resume_arch(), 777);  // other seed: everything must come from the file
+    TrainModel resumed(toy_moe_arch(), 777);  // other seed: everything must come from the file
     TrainState st;
     REQUIRE(load_checkpoint(path, resumed, st));
     CHECK(st.step == N / 2);
@@ -100,7 +77,7 @@ TEST_SUITE("unit") {
     }
     CHECK(straight.token_seen() == resumed.token_seen());
     // Training moved the weights away from init.
-    TrainModel init(resume_arch(), 42);
+    TrainModel init(toy_moe_arch(), 42);
     CHECK_FALSE(same_bits(init.params()[0].w, straight.params()[0].w));
 
     // A corrupt file is refused and leaves the model as it was.
@@ -120,8 +97,8 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("checkpoint of another architecture is refused") {
-    TrainModel a(resume_arch(), 1);
-    ArchConfig other = resume_arch();
+    TrainModel a(toy_moe_arch(), 1);
+    ArchConfig other = toy_moe_arch();
     other.d_ff = 48;
     TrainModel b(other, 1);
     const std::string path = "test_train_resume_arch.ckpt";

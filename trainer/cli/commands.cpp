@@ -42,6 +42,8 @@ const char kStageHelp[] =
     "  --resume      continue an interrupted stage from its partial checkpoint\n"
     "  --out DIR     output folder (default: the recipe's outputs.dir or trainer/runs/NAME)\n"
     "  --set K=V     override a recipe value, e.g. --set pretrain.steps=50\n"
+    "  --threads N   training threads (default: the recipe's `threads`, else 1); every N trains\n"
+    "                the same weights, bit for bit\n"
     "%s";
 
 int stage_command(const std::string& cmd, int argc, char** argv) {
@@ -49,7 +51,9 @@ int stage_command(const std::string& cmd, int argc, char** argv) {
   std::vector<std::string> recipes, sets;
   std::string out;
   bool resume = false;
+  unsigned threads = 0;
   app.add_option("RECIPE", recipes);
+  app.add_unsigned("--threads", threads)->check(CLI::Range(1u, 256u));
   app.add_option("--out", out);
   app.add_option("--set", sets)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--resume", resume);
@@ -63,6 +67,7 @@ int stage_command(const std::string& cmd, int argc, char** argv) {
     return help ? 0 : 2;
   }
   auto ctx = make_context(recipes[0], out, resume, sets);
+  if (threads) ctx->cfg.threads = threads;
   std::fprintf(stderr, "[%s] recipe %s -> %s\n", cmd.c_str(), ctx->cfg.name.c_str(), ctx->cfg.out_dir.c_str());
   import_init_model(*ctx);  // recipe init.model: continue from a released model
   if (all) {

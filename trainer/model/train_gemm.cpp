@@ -1,21 +1,35 @@
 // train_gemm.cpp — the trainer's one door to matrix products: the runtime's
 // sgemm (AVX-512 when the CPU has it, else AVX2+FMA, else the scalar oracle),
-// chosen once, or a bf16 variant when the stage computes in bf16: AMX tiles
-// where the CPU and OS allow them (their peak is several times any vector
-// unit's), else AVX512-BF16.
+// chosen once under the AMXQA_MAX_ISA cap, or a bf16 variant when the stage
+// computes in bf16: AMX tiles where the CPU and OS allow them (their peak is
+// several times any vector unit's), else AVX512-BF16.
 #include <cstring>
 
 #include "amxqa.h"
+#include "cpu/isa_select.h"
 #include "kernels/training/sgemm_bf16.h"
 #include "model/train_impl.h"
 
 namespace amxqa::train {
 
+// The best ISA this CPU runs under the AMXQA_MAX_ISA cap, read once: the
+// runtime's own choice (cpu/isa_select.h), so AMXQA_MAX_ISA=avx2 measures the
+// trainer's AVX2 speed on an AVX-512 or AMX machine.
+amxqa_isa train_isa() {
+  static const amxqa_isa isa = [] {
+    amxqa_isa best = AMXQA_ISA_SCALAR;
+    resolve_isa(AMXQA_ISA_AUTO, max_isa_from_env(nullptr, 0, nullptr), &best);
+    return best;
+  }();
+  return isa;
+}
+
 const Kernels& train_kernels() {
   static const Kernels* table = [] {
     const Kernels* t = nullptr;
-    if (__builtin_cpu_supports("avx512f")) t = kernels_avx512();
-    if (!t && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) t = kernels_avx2();
+    // f32 products on AMX machines run on AVX-512 (tiles are bf16/int8).
+    if (train_isa() >= AMXQA_ISA_AVX512) t = kernels_avx512();
+    if (!t && train_isa() >= AMXQA_ISA_AVX2) t = kernels_avx2();
     return t ? t : &kernels_scalar();
   }();
   return *table;
@@ -35,8 +49,9 @@ void train_sgemm(bool ta, bool tb, size_t m, size_t n, size_t k, float alpha, co
 }
 
 bool set_bf16_compute(bool on) {
-  g_tiles = on ? kernels_for_isa(AMXQA_ISA_AMX) : nullptr;  // null without usable tiles
-  g_bf16 = on && (g_tiles || (&train_kernels() != &kernels_scalar() && __builtin_cpu_supports("avx512bf16")));
+  // null without usable tiles or under a lower AMXQA_MAX_ISA
+  g_tiles = on && train_isa() == AMXQA_ISA_AMX ? kernels_for_isa(AMXQA_ISA_AMX) : nullptr;
+  g_bf16 = on && (g_tiles || (train_isa() >= AMXQA_ISA_AVX512 && __builtin_cpu_supports("avx512bf16")));
   return g_bf16;
 }
 

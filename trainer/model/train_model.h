@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "amxqa.h"
 #include "format/model_spec.h"
 
 namespace amxqa::train {
@@ -127,8 +128,12 @@ float lr_at(const AdamWConfig& c, uint64_t step, uint64_t total_steps);
 // at total_steps. Gradients and touched flags are left for zero_grad().
 double adamw_step(std::vector<Param>& params, const AdamWConfig& c, uint64_t step, float lr);
 
-// The GEMM table the trainer uses: AVX-512 where the CPU has it, else scalar.
+// The GEMM table the trainer uses: AVX-512 where the CPU has it, else AVX2+FMA,
+// else scalar, under the AMXQA_MAX_ISA cap (avx2 | avx512 | amx | scalar) as in
+// the runtime; read once per process.
 const Kernels& train_kernels();
+// The ISA that choice is made for (AMXQA_ISA_SCALAR .. AMXQA_ISA_AMX).
+amxqa_isa train_isa();
 // Mixed precision (the paper's "bf16 compute, fp32 master weights"): when on,
 // every trainer GEMM rounds its operands to bf16 and accumulates in f32, on
 // AMX tiles where the CPU and OS allow them (sgemm_bf16_tiles), else with

@@ -1,5 +1,5 @@
-// train_simd.cpp — see train_simd.h. Each entry point checks once whether the
-// CPU has AVX-512F and runs the matching body.
+// train_simd.cpp — see train_simd.h. Each entry point runs the AVX-512 body
+// when the trainer's ISA (train_isa()) is AVX-512 or above, else the portable one.
 #include "model/train_simd.h"
 
 #include <immintrin.h>
@@ -10,12 +10,17 @@
 
 #include <cmath>
 
+#include "model/train_model.h"
 #include "ops/ops.h"
 
 namespace amxqa::train::simd {
 namespace {
 
-const bool kAvx512 = __builtin_cpu_supports("avx512f");
+// The AVX-512 bodies under the trainer's ISA choice (AMXQA_MAX_ISA caps it).
+bool avx512() {
+  static const bool on = train_isa() >= AMXQA_ISA_AVX512;
+  return on;
+}
 
 #define AVX512 __attribute__((target("avx512f,fma")))
 
@@ -241,42 +246,42 @@ void rmsnorm_backward_scalar(const float* x, const float* g, float inv, const fl
 
 void rmsnorm_backward(const float* x, const float* g, float inv, const float* dy, size_t n,
                       float* dx, float* dg) {
-  if (kAvx512) return rmsnorm_backward_avx512(x, g, inv, dy, n, dx, dg);
+  if (avx512()) return rmsnorm_backward_avx512(x, g, inv, dy, n, dx, dg);
   rmsnorm_backward_scalar(x, g, inv, dy, n, dx, dg);
 }
 
 
 void relu2_backward(const float* pre, float* dact, size_t n) {
-  if (kAvx512) return relu2_backward_avx512(pre, dact, n);
+  if (avx512()) return relu2_backward_avx512(pre, dact, n);
   for (size_t i = 0; i < n; ++i) dact[i] = pre[i] > 0.f ? 2.f * pre[i] * dact[i] : 0.f;
 }
 
 void softmax(float* x, size_t n) {
-  if (kAvx512) return softmax_avx512(x, n);
+  if (avx512()) return softmax_avx512(x, n);
   ops::softmax(x, n);
 }
 
 void softmax_backward(const float* p, float* ds, size_t n, float scale) {
-  if (kAvx512) return softmax_backward_avx512(p, ds, n, scale);
+  if (avx512()) return softmax_backward_avx512(p, ds, n, scale);
   softmax_backward_scalar(p, ds, n, scale);
 }
 
 float lin_step_backward(float* dS, const float* S, const float* Sprev, const float* q,
                         const float* k, const float* v, const float* dO, float anext, float c,
                         size_t dk, size_t hd, float* dq, float* dkv, float* dv) {
-  if (kAvx512 && hd <= 64)
+  if (avx512() && hd <= 64)
     return lin_step_backward_avx512(dS, S, Sprev, q, k, v, dO, anext, c, dk, hd, dq, dkv, dv);
   return lin_step_backward_scalar(dS, S, Sprev, q, k, v, dO, anext, c, dk, hd, dq, dkv, dv);
 }
 
 void adamw(float* w, float* m, float* v, const float* g, size_t n, float gscale, float b1,
            float b2, float lr, float decay, float bc1, float bc2, float eps) {
-  if (kAvx512) return adamw_avx512(w, m, v, g, n, gscale, b1, b2, lr, decay, bc1, bc2, eps);
+  if (avx512()) return adamw_avx512(w, m, v, g, n, gscale, b1, b2, lr, decay, bc1, bc2, eps);
   adamw_scalar(w, m, v, g, n, gscale, b1, b2, lr, decay, bc1, bc2, eps);
 }
 
 double sum_squares(const float* g, size_t n) {
-  if (kAvx512) return sum_squares_avx512(g, n);
+  if (avx512()) return sum_squares_avx512(g, n);
   double s = 0;
   for (size_t i = 0; i < n; ++i) s += double(g[i]) * g[i];
   return s;

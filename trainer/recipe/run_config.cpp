@@ -85,6 +85,8 @@ RunConfig read_run_config(const Recipe& r) {
   RunConfig c;
   c.name = r.str("name", r.name());
   c.seed = static_cast<uint64_t>(r.integer("seed", 1));
+  c.threads = u32(r, "threads", 1);
+  if (c.threads == 0 || c.threads > 256) throw std::runtime_error(r.name() + ": threads must be 1..256");
 
   ArchConfig& a = c.arch;
   a.d_model = u32(r, "arch.d_model", a.d_model);

@@ -36,6 +36,7 @@ struct StageConfig {
 struct RunConfig {
   std::string name;
   uint64_t seed = 1;
+  uint32_t threads = 1;  // training threads (`threads`, --threads): any count trains the same bits
   ArchConfig arch;
   // [tokenizer]
   std::vector<std::string> tokenizer_files;

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
+#include <future>
 #include <sstream>
 
 #include "stages/diagnostics.h"
@@ -33,6 +34,32 @@ uint64_t predicted_positions(const Example& ex) {
 }
 
 double to_double(const std::string& s) { return s.empty() ? 0.0 : std::strtod(s.c_str(), nullptr); }
+
+// One step's documents, copied out of the source (a source may hand out one
+// reused slot, as PieceSource does), and the cursor after them.
+struct Batch {
+  std::vector<Example> docs;
+  uint64_t cursor_end = 0, tokens = 0, predicted = 0;
+};
+
+// Whole documents from `cursor` until the step holds batch_tokens (at least one).
+Batch read_batch(DocSource& source, uint64_t cursor, uint64_t batch_tokens) {
+  Batch b;
+  while (b.docs.empty() || b.tokens < batch_tokens) {
+    const Example& ex = source.at(cursor++);
+    if (ex.tokens.size() < 2) continue;
+    b.docs.push_back(ex);
+    b.tokens += ex.tokens.size();
+    b.predicted += predicted_positions(ex);
+    if (b.docs.size() > 100000) break;  // degenerate sources
+  }
+  b.cursor_end = cursor;
+  return b;
+}
+
+StepDoc step_doc(const Example& ex, const LossOptions& o) {
+  return StepDoc{ex.tokens.data(), ex.tokens.size(), ex.mask.data(), o};
+}
 
 }  // namespace
 
@@ -85,11 +112,19 @@ bool begin_stage(const RunContext& ctx, const std::string& stage, const std::str
   return false;
 }
 
-double validation_loss(TrainModel& m, const std::vector<Example>& docs, const LossOptions& base) {
-  double sum = 0;
+double validation_loss(TrainModel& m, const std::vector<Example>& docs, const LossOptions& base,
+                       StepWorkers* workers) {
+  std::vector<StepDoc> step;
+  for (const Example& ex : docs) step.push_back(step_doc(ex, options_for(ex, base)));
+  std::vector<StepStats> stats;
+  if (workers) {
+    stats = workers->evaluate(step);
+  } else {
+    for (const StepDoc& d : step) stats.push_back(m.evaluate(d.tokens, d.n, d.mask, d.opt));
+  }
+  double sum = 0;  // in document order, whichever thread evaluated them
   uint64_t n = 0;
-  for (const Example& ex : docs) {
-    StepStats s = m.evaluate(ex.tokens.data(), ex.tokens.size(), ex.mask.data(), options_for(ex, base));
+  for (const StepStats& s : stats) {
     sum += s.loss_sum;
     n += s.predicted;
   }
@@ -121,32 +156,36 @@ LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& mod
   std::vector<uint64_t> int_experts;
   double last_loss = NAN;
 
-  std::vector<const Example*> batch;
+  StepWorkers workers(model, ctx.cfg.threads);
+  if (workers.threads() > 1)
+    std::fprintf(stderr, "[%s] %u threads (the same weights as 1 thread)\n", stage.c_str(), workers.threads());
+  // The next step's documents are read on another thread while this step computes.
+  std::future<Batch> next;
+  auto prefetch = [&](uint64_t cursor) {
+    next = std::async(std::launch::async, read_batch, std::ref(source), cursor, cfg.batch_tokens);
+  };
+  if (state.step < cfg.steps) prefetch(state.data_cursor);
   while (state.step < cfg.steps && !g_interrupt) {
-    // Whole documents until the step holds batch_tokens (at least one).
-    batch.clear();
-    uint64_t step_tokens = 0, step_pred = 0;
-    while (batch.empty() || step_tokens < cfg.batch_tokens) {
-      const Example& ex = source.at(state.data_cursor++);
-      if (ex.tokens.size() < 2) continue;
-      batch.push_back(&ex);
-      step_tokens += ex.tokens.size();
-      step_pred += predicted_positions(ex);
-      if (batch.size() > 100000) break;  // degenerate sources
-    }
-    model.zero_grad();
-    double step_loss = 0, step_aux = 0;
-    uint64_t step_predicted = 0, step_correct = 0;
-    for (const Example* ex : batch) {
-      LossOptions o = options_for(*ex, cfg.loss);
+    const Batch batch = next.get();
+    state.data_cursor = batch.cursor_end;
+    if (state.step + 1 < cfg.steps) prefetch(batch.cursor_end);
+    const uint64_t step_tokens = batch.tokens, step_pred = batch.predicted;
+    std::vector<StepDoc> docs;
+    for (const Example& ex : batch.docs) {
+      LossOptions o = options_for(ex, cfg.loss);
       o.seed = cfg.loss.seed ^ (state.step * 0x9e3779b97f4a7c15ull);
       o.ce_scale = step_pred ? 1.f / static_cast<float>(step_pred) : 1.f;
-      o.aux_scale = 1.f / static_cast<float>(batch.size());
-      StepStats s = model.forward_backward(ex->tokens.data(), ex->tokens.size(), ex->mask.data(), o);
+      o.aux_scale = 1.f / static_cast<float>(batch.docs.size());
+      docs.push_back(step_doc(ex, o));
+    }
+    const std::vector<StepStats> stats = workers.forward_backward(docs);
+    double step_loss = 0, step_aux = 0;
+    uint64_t step_predicted = 0, step_correct = 0;
+    for (const StepStats& s : stats) {  // in document order
       step_loss += s.loss_sum;
       step_predicted += s.predicted;
       step_correct += s.correct;
-      step_aux += s.aux_loss / batch.size();
+      step_aux += s.aux_loss / batch.docs.size();
       if (int_experts.size() < s.expert_counts.size()) int_experts.resize(s.expert_counts.size(), 0);
       for (size_t i = 0; i < s.expert_counts.size(); ++i) int_experts[i] += s.expert_counts[i];
     }
@@ -192,7 +231,7 @@ LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& mod
     if ((cfg.eval_every && state.step % cfg.eval_every == 0) || last) {
       LogLine j = {{"stage", stage}, {"step", state.step}, {"tokens", stage_tokens}};
       if (spec.val && !spec.val->empty()) {
-        res.val_loss = validation_loss(model, *spec.val, cfg.loss);
+        res.val_loss = validation_loss(model, *spec.val, cfg.loss, &workers);
         j["val_loss"] = res.val_loss;
       }
       std::vector<std::string> gens;
@@ -212,6 +251,7 @@ LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& mod
     if (!last && cfg.checkpoint_every && state.step % cfg.checkpoint_every == 0) checkpoint(spec.partial_ckpt);
   }
   progress.finish();
+  if (next.valid()) next.wait();  // a prefetch past an interrupt is dropped (the cursor is not advanced)
   std::signal(SIGINT, old_handler);
   res.steps = state.step;
   res.stage_tokens = stage_tokens;

@@ -4,7 +4,9 @@
 // over the whole step), then AdamW. Progress line each second on stderr, JSONL
 // every log_every steps, validation loss + greedy samples every eval_every,
 // checkpoints every checkpoint_every steps, on SIGINT and at the end.
-// Single-threaded.
+// The documents' gradients run on RunConfig::threads threads (StepWorkers:
+// any thread count gives the same weights, bit for bit), and the next step's
+// documents are read on another thread while a step computes.
 #pragma once
 #include <cmath>
 #include <functional>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/step_workers.h"
 #include "model/train_model.h"
 #include "recipe/run_config.h"
 #include "squad/squad_examples.h"
@@ -51,8 +54,10 @@ void extra_set(std::string& extra, const std::string& key, const std::string& va
 bool begin_stage(const RunContext& ctx, const std::string& stage, const std::string& partial_ckpt,
                  const std::string& prev_ckpt, TrainModel& model, TrainState& state);
 
-// Validation: mean CE over the documents' target positions.
-double validation_loss(TrainModel& m, const std::vector<Example>& docs, const LossOptions& base);
+// Validation: mean CE over the documents' target positions (on the workers'
+// threads when given, summed in document order either way).
+double validation_loss(TrainModel& m, const std::vector<Example>& docs, const LossOptions& base,
+                       StepWorkers* workers = nullptr);
 
 LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& model, TrainState& state,
                       DocSource& source, const LoopSpec& spec);
