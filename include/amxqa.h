@@ -364,6 +364,18 @@ AMXQA_API amxqa_isa amxqa_session_isa(const amxqa_session* session);
  * -INFINITY is AMXQA_ERR_INVALID_ARGUMENT. Never allocates. */
 AMXQA_API amxqa_status amxqa_session_set_threshold(amxqa_session* session, float threshold);
 
+/* Changes the options of the session's later answers (a server's per-request
+ * options; added after 0.2.0): whole_words, windows and window_overlap, and
+ * max_passage_tokens, max_question_tokens, max_answer_tokens and max_top_k up
+ * to the values the session was made with. isa, extractive and use_vocab_mask
+ * must equal the session's; the threshold fields are not read (that is
+ * amxqa_session_set_threshold). NULL restores the options the session was
+ * made with. Options that are invalid or do not fit the session are
+ * AMXQA_ERR_INVALID_ARGUMENT, with a message naming the field, and change
+ * nothing. Never allocates. */
+AMXQA_API amxqa_status amxqa_session_set_options(amxqa_session* session,
+                                                 const amxqa_session_options* options);
+
 /* ---- Answering --------------------------------------------------------- */
 typedef struct amxqa_answer_info {
   uint32_t struct_size;    /* sizeof(amxqa_answer_info): use amxqa_answer_info_init() */
@@ -394,7 +406,10 @@ AMXQA_STRUCT_INIT(amxqa_answer_info)
  * bytes of the span, never re-detokenized, widened to whole UTF-8 characters,
  * leading/trailing white space trimmed) is written to `out` NUL-terminated; an abstention writes "".
  * In free mode (options.extractive == 0) the detokenized generation is
- * written and span_begin == span_end == 0.
+ * written and span_begin == span_end == 0. An extractive answer is never
+ * empty: a span that is only white space (the model pointed at a space) is
+ * reported as an abstention (abstained = 1, span 0, 0, probability one minus
+ * that span's), whatever the threshold.
  *
  * Returns AMXQA_OK; AMXQA_ERR_EMPTY_QUESTION; AMXQA_ERR_PASSAGE_TOO_LONG /
  * AMXQA_ERR_QUESTION_TOO_LONG; AMXQA_ERR_OUTPUT_TOO_SMALL (info still

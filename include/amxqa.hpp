@@ -21,6 +21,7 @@
 #include <amxqa.h>
 
 #include <cerrno>
+#include <cmath>  // NAN: set_threshold(NAN) restores the session's threshold
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -435,13 +436,15 @@ class Session {
     return st;
   }
 
-  // Streaming: on_token(std::string_view bytes) -> bool keep_going.
+  // Streaming: on_token(std::string_view bytes) -> bool stop, as in C (a
+  // non-zero return stops) and Python (a true value stops): returning true
+  // stops decoding with AMXQA_ERR_CANCELLED; return false to go on.
   template <class OnToken>
   amxqa_status answer_stream(std::string_view question, std::string_view passage, OnToken&& on_token,
                              Answer* out) {
     struct Thunk {
       static int call(void* user, const char* bytes, size_t len) {
-        return (*static_cast<std::remove_reference_t<OnToken>*>(user))(std::string_view(bytes, len)) ? 0 : 1;
+        return (*static_cast<std::remove_reference_t<OnToken>*>(user))(std::string_view(bytes, len)) ? 1 : 0;
       }
     };
     if (!handle_) {

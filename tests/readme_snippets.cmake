@@ -14,3 +14,12 @@ if(AMXQA_README_PYTHON3 AND AMXQA_TINY_TEST_MODEL AND NOT AMXQA_SANITIZE)
     FIXTURES_REQUIRED amxqa_tiny_model
     ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
 endif()
+# calibrate.sh with the shipped model and ../shared/data: the threshold it
+# chooses must be the shipped model's (sdk/models/calibration.json).
+if(AMXQA_README_PYTHON3 AND TARGET amxqa-cli AND NOT AMXQA_SANITIZE)
+  add_test(NAME readme_calibration.integration
+    COMMAND ${AMXQA_README_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/readme_snippets.py --calibration
+      ${PROJECT_SOURCE_DIR}/README.md ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/readme-calibration)
+  set_tests_properties(readme_calibration.integration PROPERTIES LABELS integration TIMEOUT 900
+    SKIP_REGULAR_EXPRESSION "SKIPPED:")
+endif()

@@ -14,6 +14,13 @@ exact substring of the passage (the model is random: only the property is checke
 python.sh points the Python package at the installed library itself ($AMXQA_LIBRARY), so the
 test runs without AMXQA_LIBRARY in its environment.
 
+    readme_snippets.py --calibration README BUILD_DIR SOURCE_DIR WORK_DIR
+
+(CTest readme_calibration.integration) runs calibrate.sh with the shipped model and
+SOURCE_DIR/../shared/data, and requires the threshold it writes to be the shipped model's,
+best.threshold of sdk/models/calibration.json; SKIPPED where the data is absent. pip.sh is run
+by sdk_python_pip.integration (sdk/tests/python_pip_check.cmake), which builds libamxqa anyway.
+
 The CLI blocks (serve.sh, batch.sh, dask.sh) need no install and run on their own, serve.sh
 with $PORT set to a free port, dask.sh with $PYTHON a python3 that imports dask.distributed;
 their last lines must be the JSON answers they document. serve.sh is skipped (and says so)
@@ -28,8 +35,8 @@ import subprocess
 import sys
 
 # Blocks the README must contain, and the shell blocks run, in this order.
-REQUIRED = ["install.sh", "app/ask.c", "app/CMakeLists.txt", "cmake.sh", "pkg-config.sh", "ask.py", "python.sh",
-            "serve.sh", "batch.sh", "dask.sh"]
+REQUIRED = ["install.sh", "app/ask.c", "app/CMakeLists.txt", "cmake.sh", "pkg-config.sh", "pip.sh", "ask.py",
+            "python.sh", "calibrate.sh", "serve.sh", "batch.sh", "dask.sh"]
 RUN = ["cmake.sh", "pkg-config.sh", "python.sh"]
 # CLI blocks, run without the install: how many JSON answer lines end their output.
 # dask.sh answers batch.sh's questions.jsonl, so it runs after it.
@@ -83,7 +90,40 @@ def check_json_answers(name, out, count, passage):
     print("%s: %s" % (name, " | ".join(lines)))
 
 
+def calibration(argv):
+    """calibrate.sh with the shipped model reproduces the shipped threshold."""
+    readme, build, source, work = argv
+    data = os.path.join(source, "..", "shared", "data", "squad", "dev-v2.0-calib.json.gz")
+    if not os.path.isfile(data):
+        print("SKIPPED: no %s" % data)
+        return 0
+    text = open(readme, encoding="utf-8").read()
+    block = dict((m.group(1), m.group(2)) for m in SNIPPET.finditer(text)).get("calibrate.sh")
+    if block is None:
+        fail("README.md lacks the marked block calibrate.sh")
+    shutil.rmtree(work, ignore_errors=True)
+    repo = os.path.join(work, "repo")  # laid out as the checkout, with ../shared beside it
+    os.makedirs(os.path.join(repo, "samples"))
+    os.symlink(os.path.abspath(build), os.path.join(repo, "build"))
+    os.symlink(os.path.join(source, "sdk"), os.path.join(repo, "sdk"))
+    os.symlink(os.path.join(source, "samples", "data"), os.path.join(repo, "samples", "data"))
+    os.symlink(os.path.abspath(os.path.join(source, "..", "shared")), os.path.join(work, "shared"))
+    with open(os.path.join(repo, "calibrate.sh"), "w", encoding="utf-8") as f:
+        f.write(block)
+    run("calibrate.sh", repo, dict(os.environ))
+    got = json.load(open(os.path.join(repo, "thresholds.json"), encoding="utf-8"))["best"]["threshold"]
+    shipped = json.load(open(os.path.join(source, "sdk", "models", "calibration.json"), encoding="utf-8"))
+    want = shipped["best"]["threshold"]
+    if abs(got - want) > 1e-6:
+        fail("calibrate.sh chose %r; the shipped model's threshold (sdk/models/calibration.json, %s) is %r"
+             % (got, shipped.get("method"), want))
+    print("calibrate.sh: threshold %r, the shipped model's (%s)" % (got, shipped.get("method")))
+    return 0
+
+
 def main(argv):
+    if len(argv) == 6 and argv[1] == "--calibration":
+        return calibration(argv[2:])
     if len(argv) != 6:
         print(__doc__, file=sys.stderr)
         return 2

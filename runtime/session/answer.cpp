@@ -365,10 +365,15 @@ Answered answer_window(amxqa_session* s, const Question& in, uint32_t nq, uint32
     a.span.begin += base;
     a.span.end += base;
   }
+  // A span of only white space trims to nothing: that is no answer, so it is
+  // reported as one (amxqa.h amxqa_answer), never as an empty answer.
+  if (s->opt.extractive && !a.r.abstained && !a.r.cancelled && a.span.begin == a.span.end) {
+    a.r.abstained = true;
+    a.span = Span{};
+    a.probability = 1.f - a.probability;
+  }
   if (list && s->opt.extractive && !a.r.abstained && !a.r.cancelled) {
-    // Empty spans (only white space) are offered only as the answer itself.
-    if (a.span.begin < a.span.end)
-      list->offer(span_of(a.span, a.probability, window, a.r.answer_tokens));
+    list->offer(span_of(a.span, a.probability, window, a.r.answer_tokens));
     if (more && a.r.answer_tokens > 0) {
       // With the pointer the greedy span is one candidate: its start is
       // cand[0] − (tokens − 1). Further starts follow in pick_start's order.

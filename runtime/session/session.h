@@ -68,7 +68,8 @@ struct Dims {
 struct amxqa_session {
   uint32_t magic;
   const amxqa_model* model;
-  amxqa_session_options opt;
+  amxqa_session_options opt;       // in force for the next answer
+  amxqa_session_options opt_init;  // made with: the caps opt stays within (set_options)
   const amxqa::Kernels* kernels;
   amxqa_isa isa;
   amxqa::Dims dim;

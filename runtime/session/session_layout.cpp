@@ -335,6 +335,7 @@ AMXQA_API amxqa_status amxqa_session_init(const amxqa_model* model,
   plan(*model, o, place, s);
   s->model = model;
   s->opt = o;
+  s->opt_init = o;
   s->kernels = kernels;
   s->isa = isa;
   s->threshold_init = o.override_threshold ? o.no_answer_threshold : model->no_answer_threshold;
@@ -374,6 +375,43 @@ AMXQA_API amxqa_status amxqa_session_set_threshold(amxqa_session* s, float thres
     return AMXQA_ERR_INVALID_ARGUMENT;
   }
   s->no_answer_threshold = std::isnan(threshold) ? s->threshold_init : threshold;
+  return AMXQA_OK;
+}
+
+// Per-answer options within what the session was sized for (amxqa.h).
+AMXQA_API amxqa_status amxqa_session_set_options(amxqa_session* s,
+                                                 const amxqa_session_options* options) {
+  if (!s) return AMXQA_ERR_NULL_ARGUMENT;
+  if (s->magic != kSessionMagic) return AMXQA_ERR_INVALID_ARGUMENT;
+  if (!options) {
+    s->opt = s->opt_init;
+    return AMXQA_OK;
+  }
+  Effective e = effective_options(options);
+  amxqa_session_options& o = e.o;
+  const amxqa_session_options& init = s->opt_init;
+  // The threshold has its own call; these fields keep the session's.
+  o.override_threshold = init.override_threshold;
+  o.no_answer_threshold = init.no_answer_threshold;
+  const char* why = effective_problem(*s->model, e);
+  if (!why) {
+    why = o.isa != init.isa                         ? "options.isa differs from the session's"
+          : o.extractive != init.extractive         ? "options.extractive differs from the session's"
+          : o.use_vocab_mask != init.use_vocab_mask ? "options.use_vocab_mask differs from the session's"
+          : o.max_passage_tokens > init.max_passage_tokens
+              ? "options.max_passage_tokens is above the session's"
+          : o.max_question_tokens > init.max_question_tokens
+              ? "options.max_question_tokens is above the session's"
+          : o.max_answer_tokens > init.max_answer_tokens
+              ? "options.max_answer_tokens is above the session's"
+          : o.max_top_k > init.max_top_k ? "options.max_top_k is above the session's"
+                                         : nullptr;
+  }
+  if (why) {
+    session_set_error(s, "amxqa_session_set_options: %s", why);
+    return AMXQA_ERR_INVALID_ARGUMENT;
+  }
+  s->opt = o;
   return AMXQA_OK;
 }
 

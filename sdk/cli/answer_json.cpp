@@ -2,13 +2,26 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qa_response.h"
+
 namespace amxqa::cli {
 
-std::string answer_json(const amxqa::Answer& a) {
+std::string answer_json(const amxqa::Answer& a, std::string_view passage,
+                        const std::vector<amxqa::Candidate>& candidates) {
   const amxqa_answer_info& i = a.info;
-  // ordered_json: the fields in the order amxqa.h declares them.
-  nlohmann::ordered_json j;
-  j["answer"] = a.text;
+  const std::string context(passage);
+  serve::QaAnswer q;
+  q.no_answer = a.abstained;
+  q.score = a.probability;
+  serve::set_span(context, a.abstained ? 0 : i.span_begin, a.abstained ? 0 : i.span_end, &q);
+  for (const amxqa::Candidate& c : candidates) {
+    q.candidates.emplace_back();
+    serve::set_span(context, c.begin, c.end, &q.candidates.back());
+    q.candidates.back().score = c.score;
+  }
+  // ordered_json: the shared fields, then the info fields in the order amxqa.h declares them.
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(serve::answer_body(q));
+  j["answer"] = a.text;  // the library's bytes (in free mode not a span of the passage)
   j["status"] = a.status.name();
   j["span_begin"] = i.span_begin;
   j["span_end"] = i.span_end;
@@ -23,6 +36,8 @@ std::string answer_json(const amxqa::Answer& a) {
   j["answer_tokens"] = i.answer_tokens;
   j["prefill_ns"] = i.prefill_ns;
   j["decode_ns"] = i.decode_ns;
+  j["windows"] = i.windows;
+  j["window"] = i.window;
   j["isa"] = amxqa_isa_name(i.isa);
   // Passage bytes need not be UTF-8: replace what is not, never throw.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

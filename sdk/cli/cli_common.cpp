@@ -56,6 +56,9 @@ void add_session_options(App& app, SessionArgs* args) {
   app.add_option("--isa", args->isa);
   app.add_option("--max-passage-tokens", args->max_passage_tokens)
       ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 24));
+  app.add_option("--max-answer-tokens", args->max_answer_tokens)->check(CLI::Range(uint32_t{1}, uint32_t{1} << 16));
+  app.add_flag("--windows", args->windows);
+  app.add_option("--window-overlap", args->window_overlap)->check(CLI::Range(uint32_t{0}, uint32_t{65535}));
   app.add_flag("--split-words", args->split_words);
 }
 
@@ -139,6 +142,20 @@ bool session_options(const char* cmd, const SessionArgs& args, amxqa_session_opt
   }
   if (args.max_passage_tokens) options->max_passage_tokens = *args.max_passage_tokens;
   if (args.split_words) options->whole_words = 0;
+  if (args.max_answer_tokens) options->max_answer_tokens = *args.max_answer_tokens;
+  options->windows = args.windows ? 1 : 0;
+  if (args.window_overlap) {
+    if (!args.windows) {
+      usage_error(cmd, "--window-overlap needs --windows");
+      return false;
+    }
+    options->window_overlap = static_cast<uint16_t>(*args.window_overlap);
+  }
+  if (options->windows && options->window_overlap >= options->max_passage_tokens) {
+    usage_error(cmd, "--window-overlap must be below --max-passage-tokens (" +
+                         std::to_string(options->max_passage_tokens) + ")");
+    return false;
+  }
   return threshold_option(cmd, args, options);
 }
 
@@ -165,6 +182,20 @@ bool threshold_option(const char* cmd, const SessionArgs& args, amxqa_session_op
   options->override_threshold = 1;
   options->no_answer_threshold = t;
   return true;
+}
+
+std::string answer_error(const amxqa::Status& status, const amxqa_session_options& options) {
+  switch (status.code) {
+    case AMXQA_ERR_PASSAGE_TOO_LONG:
+      return std::string(status.name()) + ": the passage needs more than the " +
+             std::to_string(options.max_passage_tokens) + " tokens --max-passage-tokens allows" +
+             (options.windows ? "" : ": raise it, or answer in windows with --windows");
+    case AMXQA_ERR_QUESTION_TOO_LONG:
+      return std::string(status.name()) + ": the question needs more than the " +
+             std::to_string(options.max_question_tokens) + " tokens a session allows";
+    default:
+      return std::string(status.name()) + ": " + status.message;
+  }
 }
 
 bool open_session(const char* cmd, const amxqa::Model& model, const amxqa_session_options& options,

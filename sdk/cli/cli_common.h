@@ -33,6 +33,9 @@ struct SessionArgs {
   std::optional<std::string> isa;             // --isa ISA
   std::optional<uint32_t> max_passage_tokens;  // --max-passage-tokens N
   bool split_words = false;                   // --split-words
+  std::optional<uint32_t> max_answer_tokens;  // --max-answer-tokens N
+  bool windows = false;                       // --windows
+  std::optional<uint32_t> window_overlap;     // --window-overlap N
   std::optional<std::string> threshold;       // --threshold T
   std::optional<std::string> threshold_file;  // --threshold-file F
 };
@@ -40,7 +43,8 @@ struct SessionArgs {
 // Declares --model.
 void add_model_option(App& app, SessionArgs* args);
 
-// Declares --model, --isa, --max-passage-tokens and --split-words.
+// Declares --model, --isa, --max-passage-tokens, --max-answer-tokens,
+// --windows, --window-overlap and --split-words (AMXQA_CLI_SESSION_HELP).
 void add_session_options(App& app, SessionArgs* args);
 // Declares --threshold and --threshold-file (which exclude each other).
 void add_threshold_options(App& app, SessionArgs* args);
@@ -63,8 +67,16 @@ bool read_input(const std::string& path, std::string* out, std::string* error);
 // Opens the resolved model; on failure prints the error and returns false.
 bool open_model(const char* cmd, const SessionArgs& args, amxqa::Model* model);
 
-// Session options from --isa, --max-passage-tokens, --split-words and the
-// threshold flags below; false (printed) on a bad value.
+// Session options from the flags above and the threshold flags below; false
+// (printed) on a bad value.
+#define AMXQA_CLI_SESSION_HELP                                                                   \
+  "  --isa ISA               auto (default), scalar, avx2, avx512, amx, amx-emulated\n"         \
+  "  --max-passage-tokens N  tokens a passage (or, with --windows, a window) may have (default 4096)\n" \
+  "  --windows               answer a longer passage in overlapping windows (README \"Request fields\")\n" \
+  "  --window-overlap N      tokens consecutive windows share (default 0)\n"                   \
+  "  --max-answer-tokens N   tokens an answer may have (default 32)\n"                          \
+  "  --split-words           let a span start or end inside a word (whole_words false; default: whole words)\n"
+
 bool session_options(const char* cmd, const SessionArgs& args, amxqa_session_options* options);
 // --threshold T (a number, or inf: never abstain) or --threshold-file F (the
 // JSON `amxqa calibrate --out` writes: its best.threshold) override the
@@ -74,6 +86,10 @@ bool threshold_option(const char* cmd, const SessionArgs& args, amxqa_session_op
   "  --threshold T           no-answer threshold (default: the model's calibrated one; inf:\n" \
   "                          never abstain)\n"                                                 \
   "  --threshold-file F      the threshold `amxqa calibrate --out F` chose\n"
+
+// A failed answer's message in this CLI's terms: a passage or question over
+// the session's caps names the flags that raise them, not the C options.
+std::string answer_error(const amxqa::Status& status, const amxqa_session_options& options);
 
 // Opens a session; on failure prints the error and returns false.
 bool open_session(const char* cmd, const amxqa::Model& model, const amxqa_session_options& options,

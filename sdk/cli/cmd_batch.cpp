@@ -15,17 +15,23 @@ namespace {
 
 const char kHelp[] =
     "usage: amxqa batch [--model M] [--input F] [--out F] [--resume] [--threads N]\n"
-    "                   [--threshold X] [--max-passage-tokens T] [--isa ISA] [--split-words]\n\n"
-    "Reads one JSON object per line, {\"id\", \"question\", \"context\"} (an optional\n"
-    "\"threshold\" applies to that line), and writes one line per input line, in input order:\n"
-    "  {\"id\", \"answer\", \"score\", \"start\", \"end\", \"no_answer\"}\n"
-    "or, for a line that cannot be answered (bad JSON, a missing field, a context over\n"
-    "--max-passage-tokens), {\"id\", \"error\": {\"code\", \"message\", \"line\"}} (id null when\n"
-    "the line has none). Blank lines are skipped. Exit 0 once every line has its output line.\n\n"
+    "                   [--threshold X] [--max-passage-tokens T] [--windows] [--window-overlap N]\n"
+    "                   [--max-answer-tokens N] [--isa ISA] [--split-words]\n\n"
+    "Reads one JSON request per line: \"id\", \"question\", \"context\" and the optional\n"
+    "\"top_k\", \"threshold\", \"max_answer_tokens\", \"windows\", \"window_overlap\",\n"
+    "\"whole_words\" (README \"Request fields\"; any other field is an error), and writes one\n"
+    "line per input line, in input order, the JSON `amxqa serve` answers with and the id:\n"
+    "  {\"id\", \"answer\", \"score\", \"start\", \"end\", \"byte_start\", \"byte_end\", \"no_answer\",\n"
+    "   \"candidates\"}   (start/end: characters of the context; byte_start/byte_end: bytes)\n"
+    "or, for a line that cannot be answered (bad JSON, a missing or unknown field, a context\n"
+    "over --max-passage-tokens without windows), {\"id\", \"error\": {\"code\", \"message\", \"line\"}}\n"
+    "(id null when the line has none). Blank lines are skipped. Exit 0 once every line has\n"
+    "its output line.\n\n"
     "  --input F               JSONL questions (default '-': stdin)\n"
     "  --out F                 JSONL answers (default '-': stdout)\n"
-    "  --resume                append to --out, skipping the ids (and id-less error lines)\n"
-    "                          it already holds; an incomplete last line is cut off and redone\n";
+    "  --resume                append to --out, skipping the lines it already holds (by id,\n"
+    "                          counted: a repeated id is answered again; id-less error lines by\n"
+    "                          line number); an incomplete last line is cut off and redone\n";
 
 }  // namespace
 

@@ -15,14 +15,16 @@ namespace amxqa::cli {
 namespace {
 const char kHelp[] =
     "usage: amxqa shell [--model M] --passage-file F [--json] [--threshold T | --threshold-file F]\n"
-    "                   [--isa ISA] [--max-passage-tokens N] [--split-words]\n\n"
+    "                   [--isa ISA] [--max-passage-tokens N] [--windows] [--window-overlap N]\n"
+    "                   [--max-answer-tokens N] [--split-words]\n\n"
     "Loads the passage, then reads one question per line from stdin and prints\n"
     "  <answer>\t<latency> ms\n"
     "(latency: wall clock of the whole call: tokenising, prefill and decoding)\n"
     "per question ('(no answer)' when the model abstains), or with --json one JSON\n"
     "object per line as `amxqa answer --json` prints it. Empty lines are skipped;\n"
     "end with Ctrl-D. Errors for one question are printed and the shell goes on.\n\n"
-    AMXQA_CLI_THRESHOLD_HELP;
+    AMXQA_CLI_THRESHOLD_HELP
+    AMXQA_CLI_SESSION_HELP;
 }  // namespace
 
 int cmd_shell(int argc, char** argv, int first) {
@@ -62,10 +64,10 @@ int cmd_shell(int argc, char** argv, int first) {
     amxqa_status st = session.answer(line, passage, &a);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (st != AMXQA_OK) {
-      std::fprintf(stderr, "amxqa shell: %s: %s\n", a.status.name(), a.status.message.c_str());
+      std::fprintf(stderr, "amxqa shell: %s\n", answer_error(a.status, options).c_str());
       continue;
     }
-    if (json) std::printf("%s\n", answer_json(a).c_str());
+    if (json) std::printf("%s\n", answer_json(a, passage).c_str());
     else std::printf("%s\t%.2f ms\n", a.abstained ? "(no answer)" : a.text.c_str(), ms);
     std::fflush(stdout);
   }

@@ -34,10 +34,8 @@ const char kHelp[] =
     "  --out FILE        where to write the predictions\n"
     "  --limit N         only the first N questions\n"
     "  --examples N      generations to show (default 10)\n"
-    "  --isa ISA         auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
-    "  --max-passage-tokens N  session capacity (default 4096)\n"
     AMXQA_CLI_THRESHOLD_HELP
-    "  --split-words           let a span start or end inside a word (default: whole words)\n";
+    AMXQA_CLI_SESSION_HELP;
 
 struct Outcome {
   std::string prediction;
@@ -95,11 +93,14 @@ void print_examples(const EvalSet& set, const std::vector<Outcome>& outcomes, si
   }
 }
 
+// Written to PATH.tmp and renamed over PATH: a failed write leaves no
+// (partial) predictions file.
 bool write_predictions(const std::string& path, const EvalSet& set, const std::vector<Outcome>& outcomes,
                        std::string* error) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  const std::string tmp = path + ".tmp";
+  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
   if (!f) {
-    *error = "cannot write '" + path + "'";
+    *error = "cannot write '" + tmp + "'";
     return false;
   }
   // The official format: {"id": "predicted text", ...}, "" for no answer.
@@ -107,7 +108,8 @@ bool write_predictions(const std::string& path, const EvalSet& set, const std::v
   for (size_t i = 0; i < outcomes.size(); ++i) predictions[set.questions[i].id] = outcomes[i].prediction;
   f << eval::dump_json(predictions, 1) << "\n";  // one id per line, as the SQuAD tools write
   f.close();
-  if (!f) {
+  if (!f || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
     *error = "error writing '" + path + "'";
     return false;
   }

@@ -1,5 +1,6 @@
 #include "eval_run.h"
 
+#include <cstdio>
 #include <fstream>
 
 namespace amxqa::cli {
@@ -11,11 +12,15 @@ bool open_eval_run(const char* cmd, const SessionArgs& args, const std::string& 
   std::string error;
   if (!eval::load_eval_set(data_path, limit, set, &error)) return fail(cmd, error), false;
   if (set->questions.empty()) return fail(cmd, data_path + ": no questions to score"), false;
+  if (!open_model(cmd, args, model) || !open_session(cmd, *model, options, session)) return false;
   if (!out_path.empty()) {  // fail before the long run, not after it
-    std::ofstream probe(out_path, std::ios::app);
-    if (!probe) return fail(cmd, "cannot write '" + out_path + "'"), false;
+    // A probe that made the file removes it again: a failed run leaves no output file.
+    const bool existed = std::ifstream(out_path).good();
+    const bool writable = static_cast<bool>(std::ofstream(out_path, std::ios::app));
+    if (!existed) std::remove(out_path.c_str());
+    if (!writable) return fail(cmd, "cannot write '" + out_path + "'"), false;
   }
-  return open_model(cmd, args, model) && open_session(cmd, *model, options, session);
+  return true;
 }
 
 }  // namespace amxqa::cli

@@ -8,9 +8,9 @@ const char kWorkerOptionsHelp[] =
     "  --model M               model file (default: $AMXQA_MODEL, then the bundled default.amxqa)\n"
     "  --threads N             worker threads, one session each, all made at start (default 1)\n"
     AMXQA_CLI_THRESHOLD_HELP
-    "  --max-passage-tokens T  tokens a context may have (default 4096)\n"
-    "  --isa ISA               auto (default), scalar, avx2, avx512, amx, amx-emulated\n"
-    "  --split-words           let a span start or end inside a word (default: whole words)\n";
+    AMXQA_CLI_SESSION_HELP
+    "A request's own \"max_answer_tokens\", \"windows\", \"window_overlap\" and \"whole_words\"\n"
+    "override the last four for that request (max_answer_tokens up to --max-answer-tokens).\n";
 
 namespace {
 // More sessions than this is a typo, not a machine: each holds a workspace.

@@ -34,12 +34,16 @@ struct Item {
   std::string_view text;
 };
 
-// True when an earlier run's output already has this line.
-bool already_done(const Item& item, const DoneSet& done) {
+// True when an earlier run's output already has this line; each output line
+// of an id covers one input line of it (*done counts them down).
+bool already_done(const Item& item, DoneSet* done) {
   QaRequest req;
   parse_batch_line(item.text, &req);  // an error still fills id_json when the id was readable
-  if (!req.id_json.empty()) return done.ids.count(req.id_json) != 0;
-  return done.id_less_lines.count(item.line_no) != 0;
+  if (req.id_json.empty()) return done->id_less_lines.count(item.line_no) != 0;
+  auto it = done->ids.find(req.id_json);
+  if (it == done->ids.end() || it->second == 0) return false;
+  --it->second;
+  return true;
 }
 
 // One output line for one input line; never throws (an exception becomes an error line).
@@ -86,7 +90,7 @@ bool load_done_set(const std::string& path, DoneSet* done, std::string* error) {
   for_each_line(text, [&](size_t, std::string_view line) {
     DoneKey key;
     if (!read_output_line(line, &key)) return;
-    if (!key.id_json.empty()) done->ids.insert(key.id_json);
+    if (!key.id_json.empty()) ++done->ids[key.id_json];
     else done->id_less_lines.insert(key.line_no);
   });
   return true;
@@ -95,10 +99,11 @@ bool load_done_set(const std::string& path, DoneSet* done, std::string* error) {
 bool run_batch(SessionPool& pool, std::string_view input, const DoneSet& done, std::FILE* out,
                const ProgressFn& on_progress, BatchStats* stats, std::string* error) {
   std::vector<Item> items;
+  DoneSet left = done;  // counted down as input lines are matched
   for_each_line(input, [&](size_t line_no, std::string_view line) {
     if (blank(line)) return;
     const Item item{line_no, line};
-    if (!done.empty() && already_done(item, done)) {
+    if (!left.empty() && already_done(item, &left)) {
       ++stats->skipped;
       return;
     }

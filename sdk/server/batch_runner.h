@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -13,9 +14,12 @@
 
 namespace amxqa::serve {
 
-// What an earlier run's output already covers (--resume).
+// What an earlier run's output already covers (--resume). Ids are counted,
+// not just noted: ids may repeat in the input, and each output line with an
+// id covers one input line with that id (the first not yet covered; output
+// lines are in input order).
 struct DoneSet {
-  std::set<std::string> ids;    // id JSON texts
+  std::map<std::string, size_t> ids;  // id JSON text -> output lines with it
   std::set<size_t> id_less_lines;  // error lines written for inputs without an id
   bool empty() const { return ids.empty() && id_less_lines.empty(); }
 };

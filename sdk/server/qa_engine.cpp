@@ -32,6 +32,7 @@ bool SessionPool::open(const amxqa::Model& model, const amxqa_session_options& o
     w.out.resize(kAnswerBufferBytes);
     w.spans.assign(kMaxTopK, amxqa_span_init());
     w.max_passage_tokens = options.max_passage_tokens;
+    w.options = o;
     workers_.push_back(std::move(w));
     free_.push_back(i);
   }
@@ -61,7 +62,8 @@ QaError status_error(amxqa_status st, const Worker& w) {
     case AMXQA_ERR_PASSAGE_TOO_LONG:
       return make_error(422, "passage_too_long",
                         "\"context\" needs more than the " + std::to_string(w.max_passage_tokens) +
-                            " passage tokens a session holds (--max-passage-tokens)");
+                            " passage tokens a session holds: send \"windows\": true to answer it in "
+                            "windows, or raise --max-passage-tokens");
     case AMXQA_ERR_QUESTION_TOO_LONG:
       return make_error(422, "question_too_long", "\"question\" needs more tokens than a session allows");
     case AMXQA_ERR_EMPTY_QUESTION:
@@ -76,9 +78,17 @@ QaError status_error(amxqa_status st, const Worker& w) {
 
 QaError answer_request(Worker& w, const QaRequest& req, QaAnswer* out) {
   amxqa_session* s = w.session.get();
+  amxqa_session_options o;
+  QaError e = request_options(req, w.options, &o);
+  if (!e.ok()) return e;
+  if (amxqa_session_set_options(s, &o) != AMXQA_OK)
+    return make_error(422, "invalid_field", amxqa_last_error(s));
   if (req.has_threshold) {
     const amxqa_status st = amxqa_session_set_threshold(s, req.threshold);
-    if (st != AMXQA_OK) return make_error(422, "invalid_field", std::string("\"threshold\": ") + amxqa_last_error(s));
+    if (st != AMXQA_OK) {
+      amxqa_session_set_options(s, nullptr);
+      return make_error(422, "invalid_field", std::string("\"threshold\": ") + amxqa_last_error(s));
+    }
   }
   amxqa_answer_info info = amxqa_answer_info_init();
   out->candidates.clear();
@@ -88,40 +98,22 @@ QaError answer_request(Worker& w, const QaRequest& req, QaAnswer* out) {
                                         req.context.size(), w.spans.data(), req.top_k, &n_spans, &info)
                     : amxqa_answer(s, req.question.data(), req.question.size(), req.context.data(),
                                    req.context.size(), w.out.data(), w.out.size(), &info);
-  // NaN restores the session's own threshold, so the next request starts clean.
+  // NaN and NULL restore the session's own threshold and options, so the next request starts clean.
   if (req.has_threshold) amxqa_session_set_threshold(s, NAN);
+  amxqa_session_set_options(s, nullptr);
   if (st != AMXQA_OK && st != AMXQA_ERR_OUTPUT_TOO_SMALL) return status_error(st, w);
 
   out->no_answer = info.abstained != 0;
   out->score = info.probability;
   for (size_t i = 0; i < n_spans; ++i) {
-    const uint64_t b = std::min<uint64_t>(w.spans[i].begin, req.context.size());
-    const uint64_t e = std::min<uint64_t>(std::max(w.spans[i].end, b), req.context.size());
     out->candidates.emplace_back();
-    QaCandidate& c = out->candidates.back();
-    c.text.assign(req.context, b, e - b);
-    c.score = w.spans[i].score;
-    c.start = b;
-    c.end = e;
+    set_span(req.context, w.spans[i].begin, w.spans[i].end, &out->candidates.back());
+    out->candidates.back().score = w.spans[i].score;
   }
-  if (out->no_answer) {
-    out->text.clear();
-    out->start = out->end = 0;
-  } else if (st == AMXQA_OK && req.top_k > 1) {  // spans[0] is amxqa_answer's answer
-    out->text = out->candidates.empty() ? std::string() : out->candidates.front().text;
-    out->start = out->candidates.empty() ? 0 : out->candidates.front().start;
-    out->end = out->candidates.empty() ? 0 : out->candidates.front().end;
-  } else if (st == AMXQA_OK) {
-    out->text.assign(w.out.data(), std::strlen(w.out.data()));
-    out->start = info.span_begin;
-    out->end = info.span_end;
-  } else {  // the answer did not fit the buffer: its span names the same bytes
-    const uint64_t b = std::min<uint64_t>(info.span_begin, req.context.size());
-    const uint64_t e = std::min<uint64_t>(std::max(info.span_end, b), req.context.size());
-    out->text.assign(req.context, b, e - b);
-    out->start = b;
-    out->end = e;
-  }
+  // The answer's text is always its span's context bytes (the library writes
+  // exactly those), so an answer too long for w.out needs no special case.
+  if (out->no_answer) set_span(req.context, 0, 0, out);
+  else set_span(req.context, info.span_begin, info.span_end, out);
   return QaError{};
 }
 

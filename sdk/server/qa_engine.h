@@ -22,6 +22,7 @@ struct Worker {
   std::vector<char> out;  // answer bytes; a longer answer is taken from the context span
   std::vector<amxqa_span> spans;  // kMaxTopK, for requests with top_k > 1
   uint32_t max_passage_tokens = 0;
+  amxqa_session_options options{};  // what the session was made with; a request's fields change a copy
 };
 
 class SessionPool {
@@ -55,9 +56,10 @@ class SessionPool {
   std::condition_variable cv_;
 };
 
-// Answers `req` with `w` (the request's threshold applies to this call only).
-// Library statuses become QaErrors: a passage over the session's token limit
-// is 422 passage_too_long naming --max-passage-tokens.
+// Answers `req` with `w` (the request's threshold and session-option fields,
+// qa_request.h request_options, apply to this call only). Library statuses
+// become QaErrors: a passage over the session's token limit is 422
+// passage_too_long naming --max-passage-tokens and the "windows" field.
 QaError answer_request(Worker& w, const QaRequest& req, QaAnswer* out);
 
 }  // namespace amxqa::serve

@@ -48,15 +48,25 @@ QaError take_id(const json& obj, bool required, std::string* out) {
   return QaError{};
 }
 
-QaError take_top_k(const json& obj, uint32_t* out) {
-  auto it = obj.find("top_k");
+// An optional unsigned integer field in [lo, hi].
+QaError take_count(const json& obj, const char* field, uint64_t lo, uint64_t hi, std::optional<uint32_t>* out) {
+  auto it = obj.find(field);
   if (it == obj.end() || it->is_null()) return QaError{};
-  if (!it->is_number_integer()) return wrong_type("top_k", "an integer", *it);
-  // A negative integer is not "unsigned" in nlohmann::json, so it fails here too.
-  const uint64_t k = it->is_number_unsigned() ? it->get<uint64_t>() : 0;
-  if (k < 1 || k > kMaxTopK)
-    return field_error("invalid_field", "top_k", "must be between 1 and " + std::to_string(kMaxTopK));
-  *out = static_cast<uint32_t>(k);
+  if (!it->is_number_integer()) return wrong_type(field, "an integer", *it);
+  // A negative integer is not "unsigned" in nlohmann::json, so it fails the range too.
+  const uint64_t v = it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+  if (!it->is_number_unsigned() || v < lo || v > hi)
+    return field_error("invalid_field", field,
+                       "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  *out = static_cast<uint32_t>(v);
+  return QaError{};
+}
+
+QaError take_bool(const json& obj, const char* field, std::optional<bool>* out) {
+  auto it = obj.find(field);
+  if (it == obj.end() || it->is_null()) return QaError{};
+  if (!it->is_boolean()) return wrong_type(field, "true or false", *it);
+  *out = it->get<bool>();
   return QaError{};
 }
 
@@ -74,7 +84,31 @@ QaError take_threshold(const json& obj, bool* has, float* out) {
   return QaError{};
 }
 
+std::string field_list() {
+  std::string all;
+  for (const char* const* f = kRequestFields; *f; ++f) all += std::string(all.empty() ? "" : ", ") + *f;
+  return all;
+}
+
+QaError unknown_fields(const json& obj) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool known = false;
+    for (const char* const* f = kRequestFields; *f && !known; ++f) known = it.key() == *f;
+    if (!known)
+      return make_error(422, "unknown_field",
+                        "\"" + it.key() + "\" is not a request field (the fields: " + field_list() + ")");
+  }
+  return QaError{};
+}
+
+// amxqa_session_options' limits (runtime/session/session_layout.cpp).
+constexpr uint64_t kMaxAnswerTokens = 1u << 16;
+constexpr uint64_t kMaxWindowOverlap = 65535;
+
 }  // namespace
+
+const char* const kRequestFields[] = {"id", "question", "context", "top_k", "threshold", "max_answer_tokens",
+                                      "windows", "window_overlap", "whole_words", nullptr};
 
 QaError parse_qa_request(std::string_view text, const ParseOptions& options, QaRequest* out) {
   *out = QaRequest{};
@@ -102,10 +136,36 @@ QaError parse_qa_request(std::string_view text, const ParseOptions& options, QaR
     return make_error(400, "malformed_json", std::string("expected a JSON object, got ") + doc.type_name());
   QaError e;
   if (!(e = take_id(doc, options.require_id, &out->id_json)).ok()) return e;
+  if (!(e = unknown_fields(doc)).ok()) return e;
   if (!(e = take_string(doc, "question", &out->question)).ok()) return e;
   if (!(e = take_string(doc, "context", &out->context)).ok()) return e;
-  if (!(e = take_top_k(doc, &out->top_k)).ok()) return e;
-  return take_threshold(doc, &out->has_threshold, &out->threshold);
+  std::optional<uint32_t> top_k;
+  if (!(e = take_count(doc, "top_k", 1, kMaxTopK, &top_k)).ok()) return e;
+  out->top_k = top_k.value_or(1);
+  if (!(e = take_threshold(doc, &out->has_threshold, &out->threshold)).ok()) return e;
+  if (!(e = take_count(doc, "max_answer_tokens", 1, kMaxAnswerTokens, &out->max_answer_tokens)).ok()) return e;
+  if (!(e = take_bool(doc, "windows", &out->windows)).ok()) return e;
+  if (!(e = take_count(doc, "window_overlap", 0, kMaxWindowOverlap, &out->window_overlap)).ok()) return e;
+  return take_bool(doc, "whole_words", &out->whole_words);
+}
+
+QaError request_options(const QaRequest& req, const amxqa_session_options& base, amxqa_session_options* out) {
+  *out = base;
+  if (req.max_answer_tokens) {
+    if (*req.max_answer_tokens > base.max_answer_tokens)
+      return field_error("invalid_field", "max_answer_tokens",
+                         "is " + std::to_string(*req.max_answer_tokens) + "; the sessions were made for at most " +
+                             std::to_string(base.max_answer_tokens) + " (--max-answer-tokens)");
+    out->max_answer_tokens = *req.max_answer_tokens;
+  }
+  if (req.windows) out->windows = *req.windows ? 1 : 0;
+  if (req.window_overlap) out->window_overlap = static_cast<uint16_t>(*req.window_overlap);
+  if (req.whole_words) out->whole_words = *req.whole_words ? 1 : 0;
+  if (out->windows && out->window_overlap >= out->max_passage_tokens)
+    return field_error("invalid_field", "window_overlap",
+                       "is " + std::to_string(out->window_overlap) + "; it must be below the " +
+                           std::to_string(out->max_passage_tokens) + " tokens of a window (--max-passage-tokens)");
+  return QaError{};
 }
 
 }  // namespace amxqa::serve

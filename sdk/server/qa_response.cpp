@@ -1,5 +1,6 @@
 #include "qa_response.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace amxqa::serve {
@@ -16,30 +17,48 @@ json id_value(const std::string& id_json) {
   return id_json.empty() ? json(nullptr) : json::parse(id_json, nullptr, false);
 }
 
-void put_span(json& j, const QaAnswer& a) {
+json span_json(const QaSpan& a) {
+  json j = json::object();
   j["answer"] = a.text;
   j["score"] = a.score;
   j["start"] = a.start;
   j["end"] = a.end;
+  j["byte_start"] = a.byte_start;
+  j["byte_end"] = a.byte_end;
+  return j;
+}
+
+// Code points in s[0, n): every byte that does not continue a UTF-8 sequence
+// starts one (a request's context is valid UTF-8: the JSON parser checked it).
+uint64_t chars_before(const std::string& s, uint64_t n) {
+  uint64_t chars = 0;
+  for (uint64_t i = 0; i < n; ++i) chars += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  return chars;
+}
+
+json answer_json(const QaAnswer& a) {
+  json j = span_json(a);
+  j["no_answer"] = a.no_answer;
+  json candidates = json::array();
+  for (const QaCandidate& k : a.candidates) candidates.push_back(span_json(k));
+  if (a.candidates.empty() && !a.no_answer) candidates.push_back(span_json(a));
+  j["candidates"] = std::move(candidates);
+  return j;
 }
 
 }  // namespace
 
-std::string answer_body(const QaAnswer& a) {
-  json j = json::object();
-  put_span(j, a);
-  j["no_answer"] = a.no_answer;
-  json candidates = json::array();
-  for (const QaCandidate& k : a.candidates)
-    candidates.push_back({{"answer", k.text}, {"score", k.score}, {"start", k.start}, {"end", k.end}});
-  if (a.candidates.empty() && !a.no_answer) {
-    json c = json::object();
-    put_span(c, a);
-    candidates.push_back(std::move(c));
-  }
-  j["candidates"] = std::move(candidates);
-  return dump(j);
+void set_span(const std::string& context, uint64_t b, uint64_t e, QaSpan* span) {
+  b = std::min<uint64_t>(b, context.size());
+  e = std::min<uint64_t>(std::max(e, b), context.size());
+  span->text.assign(context, b, e - b);
+  span->byte_start = b;
+  span->byte_end = e;
+  span->start = chars_before(context, b);
+  span->end = span->start + chars_before(span->text, span->text.size());
 }
+
+std::string answer_body(const QaAnswer& a) { return dump(answer_json(a)); }
 
 std::string error_body(const QaError& e) {
   return dump(json{{"error", {{"code", e.code}, {"message", e.message}}}});
@@ -48,8 +67,7 @@ std::string error_body(const QaError& e) {
 std::string batch_answer_line(const std::string& id_json, const QaAnswer& a) {
   json j = json::object();
   j["id"] = id_value(id_json);
-  put_span(j, a);
-  j["no_answer"] = a.no_answer;
+  j.update(answer_json(a));
   return dump(j);
 }
 

@@ -12,25 +12,32 @@
 
 namespace amxqa::serve {
 
-// One of the top_k spans (amxqa_answer_topk).
-struct QaCandidate {
-  std::string text;      // context[start, end)
-  float score = 0.f;     // the span's probability, as QaAnswer::score
-  uint64_t start = 0, end = 0;
+// Offsets: start/end count Unicode characters of the context (code points,
+// as Python's str and the Hugging Face pipeline index it), byte_start/byte_end
+// its UTF-8 bytes (the C API's). text == context[byte_start, byte_end).
+struct QaSpan {
+  std::string text;      // exact context bytes; "" when no_answer
+  float score = 0.f;     // the span's probability (amxqa_span.score / info.probability)
+  uint64_t start = 0, end = 0;             // characters; 0, 0 when no_answer
+  uint64_t byte_start = 0, byte_end = 0;   // bytes
 };
 
-struct QaAnswer {
-  std::string text;      // exact passage bytes; "" when no_answer
-  float score = 0.f;     // amxqa_answer_info.probability (0..1), what an app thresholds
-  uint64_t start = 0;    // text == context[start, end) (byte offsets); 0, 0 when no_answer
-  uint64_t end = 0;
+// One of the top_k spans (amxqa_answer_topk).
+using QaCandidate = QaSpan;
+
+struct QaAnswer : QaSpan {
   bool no_answer = false;
   // With top_k > 1: the best spans, [0] the answer itself; empty otherwise
   // (candidates then holds the answer alone). Reused: clear() keeps capacity.
   std::vector<QaCandidate> candidates;
 };
 
-// {"answer","score","start","end","no_answer","candidates":[{"answer","score","start","end"}]}.
+// Sets span->text, byte_start/byte_end from [b, e) (clamped to the context)
+// and start/end as character offsets.
+void set_span(const std::string& context, uint64_t b, uint64_t e, QaSpan* span);
+
+// {"answer","score","start","end","byte_start","byte_end","no_answer",
+//  "candidates":[{"answer","score","start","end","byte_start","byte_end"}]}.
 // candidates: QaAnswer::candidates when the request asked for top_k > 1, else
 // the answer's one span (none on no_answer).
 std::string answer_body(const QaAnswer& a);
@@ -38,8 +45,8 @@ std::string answer_body(const QaAnswer& a);
 // {"error":{"code","message"}}
 std::string error_body(const QaError& e);
 
-// {"id","answer","score","start","end","no_answer"}; id_json is the request's
-// id as JSON text ("" writes null).
+// {"id", then answer_body's fields}; id_json is the request's id as JSON
+// text ("" writes null).
 std::string batch_answer_line(const std::string& id_json, const QaAnswer& a);
 
 // {"id", "error":{"code","message","line"}}; the message starts "line N: ".

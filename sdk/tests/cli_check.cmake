@@ -58,7 +58,7 @@ if(NOT LAST_OUT STREQUAL first_answer)
   message("FAIL answer-stdin: '${LAST_OUT}' differs from the file answer '${first_answer}'")
   math(EXPR failures "${failures} + 1")
 endif()
-expect(answer-json 0 "^{\"answer\":.*\"span_begin\":[0-9]+,\"span_end\":[0-9]+,\"abstained\":(true|false),\"stopped_on_eot\":(true|false),\"mean_logprob\":[-0-9.e]+,\"probability\":[0-9.e-]+,\"no_answer_margin\":[-0-9.e]+,\"no_answer_threshold\":[-0-9.e]+,\"question_tokens\":[0-9]+,\"passage_tokens\":[0-9]+,\"answer_tokens\":[0-9]+,\"prefill_ns\":[0-9]+,\"decode_ns\":[0-9]+,\"isa\":\"scalar\"}\n$" "^$"
+expect(answer-json 0 "^{\"answer\":.*\"span_begin\":[0-9]+,\"span_end\":[0-9]+,\"abstained\":(true|false),\"stopped_on_eot\":(true|false),\"mean_logprob\":[-0-9.e]+,\"probability\":[0-9.e-]+,\"no_answer_margin\":[-0-9.e]+,\"no_answer_threshold\":[-0-9.e]+,\"question_tokens\":[0-9]+,\"passage_tokens\":[0-9]+,\"answer_tokens\":[0-9]+,\"prefill_ns\":[0-9]+,\"decode_ns\":[0-9]+,\"windows\":1,\"window\":0,\"isa\":\"scalar\"}\n$" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --isa scalar)
 # The answer is the exact passage bytes of its span.
 string(JSON text GET "${LAST_OUT}" answer)
@@ -139,6 +139,13 @@ foreach(id lh-1 lh-2 lh-3 lh-4 lh-5 lh-6)
     math(EXPR failures "${failures} + 1")
   endif()
 endforeach()
+# A failed squad run leaves no output file (the writability probe cleans up).
+expect(squad-no-model 1 "^$" "${one_error}"
+  COMMAND ${CLI} squad --model ${WORK_DIR}/missing.amxqa --data ${squad} --out ${WORK_DIR}/preds-failed.json)
+if(EXISTS ${WORK_DIR}/preds-failed.json OR EXISTS ${WORK_DIR}/preds3.json)
+  message("FAIL squad-no-output: a failed squad run left its --out file")
+  math(EXPR failures "${failures} + 1")
+endif()
 expect(squad-limit 0 "2 questions \\(2 has-answer, 0 no-answer\\)" "questions/s"
   COMMAND ${CLI} squad --model ${MODEL} --data ${squad} --out ${WORK_DIR}/preds2.json --limit 2)
 file(WRITE ${WORK_DIR}/broken.json "{\"data\": [")
@@ -158,6 +165,23 @@ expect(answer-threshold-file 0 "\"no_answer_threshold\":" "^$"
 expect(squad-threshold 0 "abstained +[0-9]+ \\([0-9.]+%\\) at no-answer threshold inf \\(--threshold\\)" "questions/s"
   COMMAND ${CLI} squad --model ${MODEL} --data ${squad} --out ${WORK_DIR}/preds4.json --threshold inf)
 expect(calibrate-no-data 2 "^$" "^amxqa calibrate: --data is required[^\n]*\n$" COMMAND ${CLI} calibrate --model ${MODEL})
+# The request fields on the command line (README "Request fields"): top-k spans
+# with character and byte offsets, windows for a long passage, whose error
+# names the CLI flags, never amxqa_session_options.
+expect(answer-top-k 0 "^{\"answer\":[^\n]*\"byte_start\":[0-9]+,\"byte_end\":[0-9]+,\"no_answer\":(true|false),\"candidates\":\\[" "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --top-k 3 --threshold inf)
+expect(answer-long-passage 1 "^$" "^amxqa answer: AMXQA_ERR_PASSAGE_TOO_LONG: [^\n]*--max-passage-tokens[^\n]*--windows\n$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --max-passage-tokens 32)
+expect(answer-windows 0 "\"windows\":([2-9]|[1-9][0-9]+)," "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --max-passage-tokens 64 --windows --window-overlap 16 --max-answer-tokens 4)
+expect(answer-overlap-needs-windows 2 "^$" "--window-overlap needs --windows"
+  COMMAND ${CLI} answer --model ${MODEL} --question q --passage p --window-overlap 4)
+expect(answer-top-k-range 2 "^$" "--top-k"
+  COMMAND ${CLI} answer --model ${MODEL} --question q --passage p --top-k 101)
+# Never an empty answer that is not an abstention, whatever the threshold.
+expect(answer-never-empty 0 "^{\"answer\":(\"[^\"]+\",[^\n]*\"no_answer\":false|\"\",[^\n]*\"no_answer\":true)" "^$"
+  COMMAND ${CLI} answer --model ${MODEL} --question "Who?" --passage "  a     b   " --json --threshold inf)
+expect(calibrate-help 0 "max-over-refusal PCT.*default 15" "^$" COMMAND ${CLI} calibrate --help)
 expect(squad-no-out 2 "^$" "^amxqa squad: --out is required[^\n]*\n$"
   COMMAND ${CLI} squad --model ${MODEL} --data ${squad})
 

@@ -1,9 +1,16 @@
-# CTest sdk_python_pip.integration (cmake -P): `pip install sdk/python` works
-# offline. Makes a venv that sees the system's setuptools and wheel, installs
-# a copy of sdk/python into it with --no-build-isolation --no-index (no
-# network, no PyPI), then answers a question from outside the source tree.
+# CTest sdk_python_pip.integration (cmake -P): `pip install sdk/python` and
+# `pip wheel sdk/python` give a package that answers on its own, offline.
+#   1. A copy of the checkout (pip builds in place: build/ and *.egg-info stay
+#      out of the real one). README's pip.sh block makes a venv that sees
+#      Debian's setuptools and wheel and installs sdk/python into it with
+#      --no-build-isolation --no-index, and answers from /; setup.py
+#      builds libamxqa (amxqa_shared only, -j2) and bundles it and the default
+#      model. From another folder, with no AMXQA_* variable and no PYTHONPATH,
+#      amxqa.Model(amxqa.default_model()) answers, both found in the venv.
+#   2. pip wheel of the same copy (the CMake build is reused), then the copy
+#      is hidden (renamed) and a second venv installs the wheel and answers.
 # Prints "SKIPPED: ..." (the test's skip pattern) when venv or pip is missing.
-# Inputs: PYTHON, SOURCE_DIR, WORK_DIR, LIBRARY, MODEL.
+# Inputs: PYTHON (Debian's python3), SOURCE_DIR, WORK_DIR.
 cmake_minimum_required(VERSION 3.20)
 
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/AmxqaScriptSteps.cmake)
@@ -17,25 +24,65 @@ if(NOT rc EQUAL 0)
 endif()
 
 file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR})
-# pip builds in place: a copy keeps build/ and *.egg-info out of the checkout.
-file(COPY ${SOURCE_DIR}/sdk/python/ DESTINATION ${WORK_DIR}/src PATTERN __pycache__ EXCLUDE)
-set(venv ${WORK_DIR}/venv)
-run_step("python3 -m venv --system-site-packages" ${PYTHON} -m venv --system-site-packages ${venv})
-run_step("pip install --no-build-isolation --no-index" ${CMAKE_COMMAND} -E env PIP_DISABLE_PIP_VERSION_CHECK=1
-  ${venv}/bin/python -m pip install --no-build-isolation --no-index ${WORK_DIR}/src)
+file(MAKE_DIRECTORY ${WORK_DIR}/elsewhere)
+# The checkout without its build folders, git data and training runs.
+file(COPY ${SOURCE_DIR}/ DESTINATION ${WORK_DIR}/src
+  REGEX "^${SOURCE_DIR}/(build[^/]*|\\.git|\\.cache|trainer/runs)$" EXCLUDE
+  PATTERN __pycache__ EXCLUDE)
 
-# From a folder outside the checkout, without PYTHONPATH: only the venv's copy can be imported.
+# Runs the answer script with the venv's python from a folder outside both
+# trees, with nothing in the environment that points at libamxqa or a model.
 set(script [=[
 import sys, amxqa
-assert amxqa.__file__.startswith(sys.prefix), amxqa.__file__
-passage = open(sys.argv[2], encoding="utf-8").read()
-with amxqa.Model(sys.argv[1]).session() as s:
+for path in (amxqa.__file__, amxqa.library_path(), amxqa.default_model()):
+    assert path and path.startswith(sys.prefix), "%s is not inside the venv %s" % (path, sys.prefix)
+passage = open(sys.argv[1], encoding="utf-8").read()
+with amxqa.Model(amxqa.default_model()).session() as s:
     a = s.answer("Who designed the present tower?", passage)
-print("amxqa %s from %s: %r" % (amxqa.__version__, amxqa.__file__, a.text))
+assert a.abstained or (a.text and passage[a.start:a.end] == a.text), a
+print("amxqa %s, %s: %r" % (amxqa.__version__, amxqa.library_path(), a.text))
 ]=])
 file(WRITE ${WORK_DIR}/ask.py "${script}")
-run_step("answer with the pip-installed package" ${CMAKE_COMMAND} -E chdir ${WORK_DIR}
-  ${CMAKE_COMMAND} -E env --unset=PYTHONPATH AMXQA_LIBRARY=${LIBRARY} PYTHONDONTWRITEBYTECODE=1
-  ${venv}/bin/python ${WORK_DIR}/ask.py ${MODEL} ${SOURCE_DIR}/samples/data/lighthouse.txt)
+function(answer_with venv)
+  run_step("answer with ${venv}" ${CMAKE_COMMAND} -E chdir ${WORK_DIR}/elsewhere
+    ${CMAKE_COMMAND} -E env --unset=PYTHONPATH --unset=AMXQA_LIBRARY --unset=AMXQA_MODEL
+      PYTHONDONTWRITEBYTECODE=1 ${WORK_DIR}/${venv}/bin/python ${WORK_DIR}/ask.py ${WORK_DIR}/lighthouse.txt)
+  message("${STEP_OUTPUT}")
+endfunction()
+file(COPY ${SOURCE_DIR}/samples/data/lighthouse.txt DESTINATION ${WORK_DIR})
+
+# Step 1 is the README's pip.sh block, as written, run in the copy with
+# ${PYTHON} as its python3 (a python3 earlier on PATH may lack Debian's packages).
+file(READ ${SOURCE_DIR}/README.md readme)
+string(FIND "${readme}" "<!-- readme-test: pip.sh -->\n```sh\n" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "README.md has no pip.sh block")
+endif()
+string(SUBSTRING "${readme}" ${at} -1 block)
+string(REGEX REPLACE "^[^\n]*\n[^\n]*\n" "" block "${block}")
+string(FIND "${block}" "\n```" end)
+string(SUBSTRING "${block}" 0 ${end} block)
+file(WRITE ${WORK_DIR}/src/pip.sh "${block}\n")
+file(MAKE_DIRECTORY ${WORK_DIR}/bin)
+file(CREATE_LINK ${PYTHON} ${WORK_DIR}/bin/python3 SYMBOLIC)
+set(pip_env ${CMAKE_COMMAND} -E env PIP_DISABLE_PIP_VERSION_CHECK=1 --unset=AMXQA_LIBRARY --unset=AMXQA_MODEL
+  --unset=PYTHONPATH)
+run_step("README pip.sh (pip install --no-build-isolation --no-index sdk/python)" ${CMAKE_COMMAND} -E chdir
+  ${WORK_DIR}/src ${pip_env} "PATH=${WORK_DIR}/bin:$ENV{PATH}" sh -e pip.sh)
 message("${STEP_OUTPUT}")
+answer_with(src/venv)
+
+run_step("pip wheel --no-build-isolation --no-index sdk/python" ${pip_env}
+  ${WORK_DIR}/src/venv/bin/python -m pip wheel --no-build-isolation --no-index --no-deps -w ${WORK_DIR}/wheels
+  ${WORK_DIR}/src/sdk/python)
+file(GLOB wheel ${WORK_DIR}/wheels/amxqa-*.whl)
+list(LENGTH wheel n)
+if(NOT n EQUAL 1 OR NOT wheel MATCHES "linux_x86_64\\.whl$|linux_[a-z0-9_]+\\.whl$")
+  message(FATAL_ERROR "pip wheel gave '${wheel}', not one platform wheel")
+endif()
+file(RENAME ${WORK_DIR}/src ${WORK_DIR}/src-hidden)  # the wheel must not need the source tree
+run_step("python3 -m venv (wheel)" ${PYTHON} -m venv --system-site-packages ${WORK_DIR}/venv-wheel)
+run_step("pip install the wheel" ${pip_env}
+  ${WORK_DIR}/venv-wheel/bin/python -m pip install --no-index ${wheel})
+answer_with(venv-wheel)
+file(RENAME ${WORK_DIR}/src-hidden ${WORK_DIR}/src)

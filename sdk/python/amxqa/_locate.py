@@ -4,14 +4,15 @@ Nothing here records a path at install time: an installed prefix can be moved.
 
 libamxqa.so, first that loads:
   1. $AMXQA_LIBRARY (used alone when set: an explicit choice is not second-guessed),
-  2. beside this package (amxqa/libamxqa.so, for a bundle that ships the library),
+  2. beside this package (amxqa/libamxqa.so: what `pip install sdk/python` builds and bundles),
   3. the install prefix's lib dir, when the package is installed as
      <prefix>/lib/.../{dist,site}-packages/amxqa (cmake --install),
   4. the build folder of the checkout this package sits in (<repo>/build/lib),
   5. the system's library path (ctypes.util.find_library), then /usr/local/lib.
 
-The default model: $AMXQA_MODEL, then <prefix>/share/amxqa/default.amxqa (installed),
-then <repo>/sdk/models/default.amxqa (a checkout).
+The default model: $AMXQA_MODEL, then amxqa/models/default.amxqa (what `pip install
+sdk/python` bundles), then <prefix>/share/amxqa/default.amxqa (installed), then
+<repo>/sdk/models/default.amxqa (a checkout).
 """
 import ctypes.util
 import os
@@ -64,7 +65,7 @@ def default_model():
     env = os.environ.get("AMXQA_MODEL")
     if env:
         return env
-    candidates = []
+    candidates = [_PACKAGE / "models" / "default.amxqa"]
     prefix = _install_prefix()
     if prefix is not None:
         candidates.append(prefix / "share" / "amxqa" / "default.amxqa")

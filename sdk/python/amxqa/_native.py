@@ -53,6 +53,7 @@ class ModelInfo(_Sized):
         ("no_answer_threshold", ctypes.c_float),
         ("calibrated", ctypes.c_uint8),
         ("calibration_method", ctypes.c_char * 63),
+        ("weight_bits", ctypes.c_uint32),
     ]
 
 
@@ -138,6 +139,7 @@ def _declare(lib):
         "amxqa_answer_stream": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.c_char_p, c.c_size_t, TOKEN_FN,
                                           c.c_void_p, c.POINTER(AnswerInfo)]),
         "amxqa_session_set_threshold": (c.c_int, [c.c_void_p, c.c_float]),
+        "amxqa_session_set_options": (c.c_int, [c.c_void_p, c.POINTER(SessionOptions)]),
         "amxqa_answer_topk": (c.c_int, [c.c_void_p, c.c_char_p, c.c_size_t, c.c_char_p, c.c_size_t, c.POINTER(Span),
                                         c.c_size_t, c.POINTER(c.c_size_t), c.POINTER(AnswerInfo)]),
         "amxqa_tokenize": (c.c_size_t, [c.c_void_p, c.c_char_p, c.c_size_t, c.POINTER(c.c_uint32),

@@ -15,6 +15,7 @@ from ._threshold import read_threshold_file
 
 _lib = None
 _lib_path = None
+_PASSAGE_TOO_LONG = 6  # AMXQA_ERR_PASSAGE_TOO_LONG
 
 
 def _library():
@@ -250,8 +251,10 @@ class Session:
     no_answer_margin > threshold (math.inf: never abstains on a scored passage).
     `threshold_file` reads it from the JSON that `amxqa calibrate --out` writes
     (best.threshold); a malformed file is a ValueError. Give at most one of the two.
-    `max_top_k` bounds answer_topk(). `windows=True` answers a passage over
-    max_passage_tokens in windows sharing `window_overlap` tokens (amxqa.h "Long passages").
+    `max_top_k` bounds answer_topk()'s k (a larger k is a ValueError). `windows=True`
+    answers a passage over max_passage_tokens in windows sharing `window_overlap` tokens
+    (amxqa.h "Long passages"). set_options() changes max_answer_tokens, windows,
+    window_overlap, whole_words and max_top_k for later answers (README "Request fields").
     """
 
     def __init__(self, model, max_passage_tokens=4096, isa="auto", max_question_tokens=None,
@@ -284,6 +287,8 @@ class Session:
         if size == 0:
             raise Error(2, "session options are invalid for this model")
         self.size = size
+        self._opt = opt
+        self.max_top_k = max(1, max_top_k)
         self._memory, addr = _native.aligned_buffer(size)
         handle = ctypes.c_void_p()
         _check(lib.amxqa_session_init(model._handle, ctypes.byref(opt), addr, size, ctypes.byref(handle)))
@@ -307,6 +312,33 @@ class Session:
         value = math.nan if threshold is None else _threshold_value(threshold)
         _check(_library().amxqa_session_set_threshold(self._handle, value), self._handle)
 
+    def set_options(self, max_answer_tokens=None, windows=None, window_overlap=None, whole_words=None,
+                    max_top_k=None):
+        """Changes these options for later answers (amxqa_session_set_options): each one
+        given replaces the session's own; with none given, the session's own apply again.
+        Counts may not exceed the ones the session was made with (Error otherwise)."""
+        self._open()
+        opt = _native.SessionOptions.from_buffer_copy(self._opt)
+        if max_answer_tokens is not None:
+            opt.max_answer_tokens = max_answer_tokens
+        if windows is not None:
+            opt.windows = 1 if windows else 0
+        if window_overlap is not None:
+            opt.window_overlap = window_overlap
+        if whole_words is not None:
+            opt.whole_words = 1 if whole_words else 0
+        if max_top_k is not None:
+            opt.max_top_k = max_top_k
+        _check(_library().amxqa_session_set_options(self._handle, ctypes.byref(opt)), self._handle)
+
+    def _check_answer(self, status):
+        """_check, with a passage over the cap named in this package's terms."""
+        if status == _PASSAGE_TOO_LONG:
+            raise Error(status, "the passage needs more than the %d tokens of max_passage_tokens%s" % (
+                self._opt.max_passage_tokens,
+                "" if self._opt.windows else ": make the session with windows=True, or a larger max_passage_tokens"))
+        _check(status, self._handle)
+
     def answer(self, question, passage):
         """Answers `question` about `passage` (str or bytes); raises Error."""
         self._open()
@@ -317,7 +349,7 @@ class Session:
             self._out = ctypes.create_string_buffer(need)
         status = _library().amxqa_answer(self._handle, q, len(q), p, len(p), self._out, len(self._out),
                                          ctypes.byref(self._info))
-        _check(status, self._handle)
+        self._check_answer(status)
         return self._result(passage, p, self._out.value)
 
     def answer_stream(self, question, passage, on_token):
@@ -325,7 +357,8 @@ class Session:
         (amxqa_answer_stream), from inside the decoding loop. `piece` is str for a str
         passage (UTF-8 split across tokens is held back until whole), else bytes; empty
         pieces are not passed. on_token returning a true value stops decoding: Error
-        AMXQA_ERR_CANCELLED. An exception in on_token stops decoding and is re-raised."""
+        AMXQA_ERR_CANCELLED, as a non-zero return does in C and `true` in C++. An exception
+        in on_token stops decoding and is re-raised."""
         self._open()
         q = _bytes(question, "question")
         p = _bytes(passage, "passage")
@@ -358,8 +391,12 @@ class Session:
     def answer_topk(self, question, passage, k):
         """Up to k distinct candidate spans (amxqa_answer_topk), as Answers with
         `probability` the span's score; the first is answer()'s answer, the rest follow by
-        score. An abstention gives []. k is capped by the session's max_top_k."""
+        score. An abstention gives [] (then last_probability is that of "no answer"). k above
+        the session's max_top_k is a ValueError, never a silent cap."""
         self._open()
+        if not 1 <= k <= self.max_top_k:
+            raise ValueError("k=%d: answer_topk takes 1..max_top_k=%d; make the session with max_top_k=%d"
+                             % (k, self.max_top_k, max(k, 1)))
         q = _bytes(question, "question")
         p = _bytes(passage, "passage")
         spans = (_native.Span * max(k, 1))()
@@ -368,7 +405,7 @@ class Session:
         n = ctypes.c_size_t(0)
         status = _library().amxqa_answer_topk(self._handle, q, len(q), p, len(p), spans, k, ctypes.byref(n),
                                               ctypes.byref(self._info))
-        _check(status, self._handle)
+        self._check_answer(status)
         out = []
         for s in spans[:n.value]:
             info = _native.AnswerInfo.from_buffer_copy(self._info)
@@ -377,6 +414,11 @@ class Session:
             raw = p[s.begin:s.end]
             out.append(Answer(raw, info, passage, p) if isinstance(passage, str) else Answer(raw, info))
         return out
+
+    @property
+    def last_probability(self):
+        """info.probability of the last answer: of the answer given, or of "no answer"."""
+        return self._info.probability
 
     def answer_many(self, pairs):
         """Answers each (question, passage) of `pairs` in order; returns the list of

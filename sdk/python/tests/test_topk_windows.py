@@ -34,9 +34,14 @@ class TopKTest(unittest.TestCase):
     def test_default_model_gives_several(self):
         self.assertGreater(self.check_candidates(DEFAULT_MODEL, 3), 1)
 
-    def test_k_is_capped_by_the_session(self):
+    def test_k_over_the_session_is_an_error_not_a_silent_cap(self):
         with amxqa.Model(DEFAULT_MODEL).session(max_top_k=2) as s:
-            self.assertLessEqual(len(s.answer_topk(QUESTION, PASSAGE, 5)), 2)
+            with self.assertRaisesRegex(ValueError, "max_top_k=5"):
+                s.answer_topk(QUESTION, PASSAGE, 5)
+            self.assertLessEqual(len(s.answer_topk(QUESTION, PASSAGE, 2)), 2)
+        with amxqa.Model(DEFAULT_MODEL).session() as s:  # a default session: max_top_k 1
+            with self.assertRaisesRegex(ValueError, "max_top_k"):
+                s.answer_topk(QUESTION, PASSAGE, 3)
 
 
 @requires_model
@@ -47,6 +52,18 @@ class WindowsTest(unittest.TestCase):
             with self.assertRaises(amxqa.Error) as cm:
                 s.answer(QUESTION, PASSAGE)
             self.assertEqual(cm.exception.status_name, "AMXQA_ERR_PASSAGE_TOO_LONG")
+            # The message names this package's options, not the C struct's fields.
+            self.assertIn("windows=True", cm.exception.message)
+            self.assertIn("max_passage_tokens", cm.exception.message)
+            self.assertNotIn("amxqa_session_options", cm.exception.message)
+            s.set_options(windows=True, window_overlap=16)  # per call, as a request's fields
+            a = s.answer(QUESTION, PASSAGE)
+            self.assertTrue(a.abstained or PASSAGE[a.start:a.end] == a.text)
+            s.set_options()  # the session's own again
+            with self.assertRaises(amxqa.Error):
+                s.answer(QUESTION, PASSAGE)
+            with self.assertRaisesRegex(amxqa.Error, "max_answer_tokens"):
+                s.set_options(max_answer_tokens=33)  # over the session's cap
         with model.session(max_passage_tokens=64, windows=True, window_overlap=16) as s:
             a = s.answer(QUESTION, PASSAGE)
             if not a.abstained:

@@ -5,9 +5,10 @@
 
 Checks: one output line per non-blank input line, in input order, with the input's id; good
 lines have exactly the documented keys and a span of the context; bad lines (malformed JSON,
-a missing or mistyped field, no id, a context over --max-passage-tokens) give an error line
-with the input line number; 1 and 2 threads write the same file; --resume after an
-interrupted run (a cut-off last line) ends with the same file as one full run; --threshold;
+a missing, mistyped or unknown field, no id, a context over --max-passage-tokens) give an
+error line with the input line number; 1 and 2 threads write the same file; --resume after an
+interrupted run (a cut-off last line) ends with the same file as one full run, a repeated id
+included; --threshold;
 stdin/stdout.
 The model is random: only properties are checked, never an answer's text.
 """
@@ -42,6 +43,9 @@ def make_input(passage):
         if i == 8:
             add(json.dumps({"id": "long", "question": q, "context": "word " * 2048}), "long", "passage_too_long")
             add(json.dumps({"id": 9000, "question": q, "context": passage, "threshold": -1000}), 9000, None)
+        if i == 9:  # a repeated id: --resume must answer it again, not take it for the first q1
+            add(json.dumps({"id": "q1", "question": q, "context": passage, "top_k": 3}), "q1", None)
+            add(json.dumps({"id": "typo", "question": q, "context": passage, "top-k": 3}), "typo", "unknown_field")
     return "\n".join(lines) + "\n", expect
 
 
@@ -57,11 +61,13 @@ def check_output(name, text, expect, passage):
     for got, (line_no, id_, code) in zip(out, expect):
         check(got.get("id") == id_, "%s: line %d: id %r, expected %r" % (name, line_no, got.get("id"), id_))
         if code is None:
-            keys = {"id", "answer", "score", "start", "end", "no_answer"}
+            keys = {"id", "answer", "score", "start", "end", "byte_start", "byte_end", "no_answer", "candidates"}
             check(set(got) == keys, "%s: line %d: keys %s" % (name, line_no, sorted(got)))
             if not got.get("no_answer", True):
-                span = passage.encode()[got["start"]:got["end"]].decode("utf-8", "replace")
+                span = passage.encode()[got["byte_start"]:got["byte_end"]].decode("utf-8", "replace")
                 check(span == got["answer"], "%s: line %d: span %r != answer %r" % (name, line_no, span, got["answer"]))
+                check(passage[got["start"]:got["end"]] == got["answer"],
+                      "%s: line %d: start/end are not the answer's characters" % (name, line_no))
             check(0.0 <= got.get("score", -1) <= 1.0, "%s: line %d: score %r" % (name, line_no, got.get("score")))
         else:
             err = got.get("error", {})
@@ -101,7 +107,7 @@ def main(argv):
     # An interrupted run: `keep` lines written, the next one cut mid-way. Both include the
     # malformed line's id-less error, which --resume recognises by its line number.
     lines = full_text.splitlines(True)
-    for keep in (6, 11):
+    for keep in (6, 11, 14):
         part = os.path.join(work, "resume%d.jsonl" % keep)
         with open(part, "w", encoding="utf-8") as f:
             f.write("".join(lines[:keep]) + lines[keep][: len(lines[keep]) // 2])

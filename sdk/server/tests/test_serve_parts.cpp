@@ -35,7 +35,9 @@ std::string code_of(const std::string& text) {
 TEST_SUITE("unit") {
   TEST_CASE("a full request parses") {
     QaRequest r;
-    const QaError e = parse(R"({"question":"Who?","context":"Ann did.","top_k":3,"threshold":-1.5,"extra":[1]})", &r);
+    const QaError e = parse(R"({"question":"Who?","context":"Ann did.","top_k":3,"threshold":-1.5,)"
+                            R"("max_answer_tokens":8,"windows":true,"window_overlap":16,"whole_words":false})",
+                            &r);
     REQUIRE(e.ok());
     CHECK(r.question == "Who?");
     CHECK(r.context == "Ann did.");
@@ -43,6 +45,70 @@ TEST_SUITE("unit") {
     CHECK(r.has_threshold);
     CHECK(r.threshold == -1.5f);
     CHECK(r.id_json.empty());
+    CHECK(r.max_answer_tokens == 8u);
+    CHECK(r.windows == true);
+    CHECK(r.window_overlap == 16u);
+    CHECK(r.whole_words == false);
+    amxqa_session_options base;
+    amxqa_session_options_default(&base);
+    amxqa_session_options o;
+    REQUIRE(request_options(r, base, &o).ok());
+    CHECK(o.max_answer_tokens == 8);
+    CHECK(o.windows == 1);
+    CHECK(o.window_overlap == 16);
+    CHECK(o.whole_words == 0);
+    CHECK(o.max_passage_tokens == base.max_passage_tokens);
+  }
+
+  TEST_CASE("an unknown (e.g. misspelt) field is 422 unknown_field naming it") {
+    QaRequest r;
+    const QaError e = parse(R"({"question":"Who?","context":"Ann did.","qestion":"x"})", &r);
+    CHECK(e.http_status == 422);
+    CHECK(e.code == "unknown_field");
+    CHECK(e.message.find("\"qestion\"") == 0);
+    CHECK(e.message.find("whole_words") != std::string::npos);  // lists the fields there are
+    CHECK(parse_batch_line(R"({"id":4,"question":"q","context":"c","extra":[1]})", &r).code == "unknown_field");
+    CHECK(r.id_json == "4");  // still reported under its id
+  }
+
+  TEST_CASE("session-option fields out of range or over the session's caps name the field") {
+    QaRequest r;
+    CHECK(code_of(R"({"question":"q","context":"c","windows":1})") == "wrong_type");
+    CHECK(code_of(R"({"question":"q","context":"c","whole_words":"no"})") == "wrong_type");
+    CHECK(code_of(R"({"question":"q","context":"c","max_answer_tokens":0})") == "invalid_field");
+    CHECK(code_of(R"({"question":"q","context":"c","window_overlap":-1})") == "invalid_field");
+    CHECK(code_of(R"({"question":"q","context":"c","window_overlap":70000})") == "invalid_field");
+    amxqa_session_options base;
+    amxqa_session_options_default(&base);
+    base.max_passage_tokens = 64;
+    amxqa_session_options o;
+    REQUIRE(parse(R"({"question":"q","context":"c","max_answer_tokens":33})", &r).ok());
+    QaError e = request_options(r, base, &o);
+    CHECK((e.code == "invalid_field" && e.message.find("max_answer_tokens") != std::string::npos &&
+           e.message.find("--max-answer-tokens") != std::string::npos));
+    REQUIRE(parse(R"({"question":"q","context":"c","windows":true,"window_overlap":64})", &r).ok());
+    e = request_options(r, base, &o);
+    CHECK((e.code == "invalid_field" && e.message.find("window_overlap") != std::string::npos));
+  }
+
+  TEST_CASE("offsets: start/end in characters, byte_start/byte_end in bytes") {
+    const std::string context = "Caf\xc3\xa9 \xe6\x9d\xb1\xe4\xba\xac \xf0\x9f\x8c\x8a sea";  // Café 東京 🌊 sea
+    QaAnswer a;
+    set_span(context, 6, 12, &a);  // 東京
+    CHECK(a.text == "\xe6\x9d\xb1\xe4\xba\xac");
+    CHECK(a.byte_start == 6);
+    CHECK(a.byte_end == 12);
+    CHECK(a.start == 5);
+    CHECK(a.end == 7);
+    set_span(context, 18, 21, &a);  // sea, after a 4-byte character
+    CHECK(a.start == 10);
+    CHECK(a.end == 13);
+    set_span(context, 40, 50, &a);  // clamped to the context
+    CHECK(a.text.empty());
+    CHECK(a.byte_start == context.size());
+    const json body = json::parse(answer_body(a));
+    CHECK(body.contains("byte_start"));
+    CHECK(body.contains("byte_end"));
   }
 
   TEST_CASE("optional fields default, null counts as absent") {
