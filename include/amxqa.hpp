@@ -320,6 +320,7 @@ class Session {
       handle_ = other.handle_;
       max_piece_bytes_ = other.max_piece_bytes_;
       max_answer_tokens_ = other.max_answer_tokens_;
+      max_top_k_ = other.max_top_k_;
       status_ = std::move(other.status_);
       other.handle_ = nullptr;
       other.bytes_ = 0;
@@ -357,6 +358,7 @@ class Session {
     }
     s.model_ = model.state_;
     s.max_answer_tokens_ = options.max_answer_tokens;
+    s.max_top_k_ = options.max_top_k ? options.max_top_k : 1;
     s.max_piece_bytes_ = longest_token(model.get());
     return s;
   }
@@ -406,13 +408,21 @@ class Session {
     return a;
   }
 
-  // Up to min(k, options.max_top_k) candidate spans, best first; spans[0]
-  // (when not abstained) is the answer `out` also gets. Allocates the vectors.
+  // Up to k candidate spans, best first; spans[0] (when not abstained) is the
+  // answer `out` also gets. k above the session's max_top_k is
+  // AMXQA_ERR_INVALID_ARGUMENT, never a silent cap (the C call caps).
+  // Allocates the vectors.
   amxqa_status answer_topk(std::string_view question, std::string_view passage, size_t k,
                            std::vector<Candidate>* spans, Answer* out) {
     spans->clear();
     if (!handle_) {
       out->status = detail::make_status(AMXQA_ERR_NULL_ARGUMENT, "session is not open");
+      return out->status.code;
+    }
+    if (k > max_top_k_) {
+      const std::string why = "k = " + std::to_string(k) + " is above the session's max_top_k (" +
+                              std::to_string(max_top_k_) + "): create it with options.max_top_k >= k";
+      out->status = detail::make_status(AMXQA_ERR_INVALID_ARGUMENT, why.c_str());
       return out->status.code;
     }
     std::vector<amxqa_span> raw(k ? k : 1, amxqa_span_init());
@@ -501,6 +511,7 @@ class Session {
   amxqa_session* handle_ = nullptr;
   size_t max_piece_bytes_ = 64;
   uint32_t max_answer_tokens_ = 32;
+  uint32_t max_top_k_ = 1;
   Status status_ = detail::make_status(AMXQA_ERR_NULL_ARGUMENT, "session not created");
 };
 

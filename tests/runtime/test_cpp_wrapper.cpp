@@ -109,6 +109,12 @@ TEST_CASE("amxqa_session_set_options: per-answer options within the session's ca
   refused([](amxqa_session_options* b) { b->max_top_k = 5; }, "max_top_k");
   refused([](amxqa_session_options* b) { b->extractive = 0; }, "extractive");
   refused([](amxqa_session_options* b) { b->windows = 1, b->window_overlap = 64; }, "window_overlap");
+  // Session::answer_topk: k over the session's max_top_k is an error, not a silent cap.
+  std::vector<amxqa::Candidate> spans;
+  amxqa::Answer a;
+  CHECK(s.answer_topk("Who designed it?", "Ada Byron designed it.", 5, &spans, &a) == AMXQA_ERR_INVALID_ARGUMENT);
+  CHECK(a.status.message.find("max_top_k") != std::string::npos);
+  CHECK(s.answer_topk("Who designed it?", "Ada Byron designed it.", 4, &spans, &a) == AMXQA_OK);
   // A refused change changes nothing: the session still answers with its own options.
   CHECK(s.answer("Who designed it?", "Ada Byron designed it.").status.code == AMXQA_OK);
   CHECK(amxqa_session_set_options(nullptr, &o) == AMXQA_ERR_NULL_ARGUMENT);

@@ -1,6 +1,6 @@
 // test_no_answer.cpp — the no-answer decision (schemas/MODEL.md "No-answer
 // decision"): abstain iff no start is allowed or the margin exceeds the
-// threshold; the threshold comes from the model's calibration, a session
+// threshold (or the chosen span is only white space: never an empty answer); the threshold comes from the model's calibration, a session
 // option or amxqa_session_set_threshold; probability is a probability; the
 // output structs honour struct_size; white-space questions are empty.
 #include <cmath>
@@ -40,6 +40,20 @@ std::vector<Pair> pairs(size_t n) {
   return out;
 }
 
+// Whether the span the session picks for pr is only white space: its stream
+// emits that span's bytes, which amxqa_answer then reports as an abstention
+// (amxqa.h amxqa_answer: never an empty answer that is not an abstention).
+bool white_space_span(amxqa_session* s, const Pair& pr) {
+  std::string bytes;
+  amxqa_answer_info info = amxqa_answer_info_init();
+  const amxqa_token_fn collect = [](void* user, const char* b, size_t n) {
+    static_cast<std::string*>(user)->append(b, n);
+    return 0;
+  };
+  amxqa_answer_stream(s, pr.q.data(), pr.q.size(), pr.p.data(), pr.p.size(), collect, &bytes, &info);
+  return !bytes.empty() && bytes.find_first_not_of(" \t\n\r\f\v") == std::string::npos;
+}
+
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -54,7 +68,7 @@ TEST_CASE("no-answer decision: abstain iff margin > threshold, on pointer and id
       const Asked a = ask(plain->s, pr.q, pr.p);
       REQUIRE(a.status == AMXQA_OK);
       CHECK(a.info.no_answer_threshold == 0.f);
-      CHECK(bool(a.info.abstained) == (a.info.no_answer_margin > 0.f));
+      CHECK(bool(a.info.abstained) == (a.info.no_answer_margin > 0.f || white_space_span(plain->s, pr)));
       CHECK(a.info.probability >= 0.f);
       CHECK(a.info.probability <= 1.f);
       // Move the threshold to either side of this answer's margin.
@@ -67,7 +81,7 @@ TEST_CASE("no-answer decision: abstain iff margin > threshold, on pointer and id
         REQUIRE(b.status == AMXQA_OK);
         CHECK(b.info.no_answer_threshold == t);
         CHECK(b.info.no_answer_margin == m);  // the threshold never changes the scores
-        CHECK(bool(b.info.abstained) == (t < m));
+        CHECK(bool(b.info.abstained) == (t < m || white_space_span(s->s, pr)));
         CHECK(b.info.probability >= 0.f);
         CHECK(b.info.probability <= 1.f);
       }
@@ -84,8 +98,10 @@ TEST_CASE("no-answer threshold: +inf never abstains, a very low one always does"
   for (const Pair& pr : pairs(24)) {
     const Asked a = ask(never->s, pr.q, pr.p);
     REQUIRE(a.status == AMXQA_OK);
-    // Only a passage with no allowed start (margin +inf) abstains.
-    CHECK(bool(a.info.abstained) == std::isinf(a.info.no_answer_margin));
+    // Only a passage with no allowed start (margin +inf) abstains, or a span of only white space.
+    CHECK(bool(a.info.abstained) == (std::isinf(a.info.no_answer_margin) || white_space_span(never->s, pr)));
+    if (a.info.abstained && !std::isinf(a.info.no_answer_margin))
+      CHECK((a.info.span_begin == 0 && a.info.span_end == 0 && a.text.empty()));
     const Asked b = ask(always->s, pr.q, pr.p);
     REQUIRE(b.status == AMXQA_OK);
     CHECK(b.info.abstained == 1);
