@@ -18,7 +18,6 @@ packages=(
   cppcheck clang-tidy clang-format        # sdk/lint.sh, .clang-format
   nlohmann-json3-dev                      # JSON: thresholds files, CLI/HTTP bodies
   libcli11-dev                            # command-line parsing
-  libcpp-httplib-dev                      # amxqa serve (HTTP)
   python3-setuptools python3-wheel python3-venv python3-pip  # pip install sdk/python, offline
   python3-distributed                     # Dask: batch QA on a cluster
 )

@@ -1,9 +1,12 @@
 // cmd_serve.cpp — `amxqa serve`: the HTTP server (sdk/server/http_server.h).
 #include <cstdio>
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "http_access.h"
 #include "http_server.h"
 #include "worker_options.h"
 
@@ -13,9 +16,12 @@ namespace {
 
 const char kHelp[] =
     "usage: amxqa serve [--model M] [--host H] [--port P] [--threads N] [--max-body-bytes B]\n"
-    "                   [--max-passage-tokens T] [--threshold X] [--isa ISA] [--split-words]\n\n"
-    "Answers questions over HTTP until SIGTERM or SIGINT, which finish the requests in\n"
-    "flight and exit 0.\n\n"
+    "                   [--max-queue Q] [--max-connections C] [--header-timeout S]\n"
+    "                   [--body-timeout S] [--idle-timeout S] [--drain-timeout S]\n"
+    "                   [--api-key K] [--cors-origin O] [--max-passage-tokens T]\n"
+    "                   [--threshold X] [--isa ISA] [--split-words]\n\n"
+    "Answers questions over HTTP until SIGTERM or SIGINT, which stop accepting, answer\n"
+    "every request already accepted and exit 0 (a second signal stops waiting).\n\n"
     "  POST /v1/answer  {\"question\", \"context\", \"top_k\"?, \"threshold\"?}\n"
     "                   -> {\"answer\", \"score\", \"start\", \"end\", \"no_answer\", \"candidates\"}\n"
     "                   score: the answer's probability (0..1); start, end: byte offsets of\n"
@@ -24,14 +30,35 @@ const char kHelp[] =
     "                   score, the first the answer (amxqa_answer_topk; more than one only\n"
     "                   for a start-pointer model such as the default).\n"
     "  GET /health      {\"status\": \"ok\", \"workers\": N}\n"
-    "  GET /v1/model    architecture, version, calibrated threshold, recipe, scores\n\n"
-    "Errors are {\"error\": {\"code\", \"message\"}}: 400 malformed JSON; 422 a missing, empty\n"
-    "or mistyped field, or a context over --max-passage-tokens; 413 a body over --max-body-bytes.\n"
-    "Send Content-Type: application/json (httplib caps form-encoded bodies at 8 KiB).\n"
-    "The library allocates nothing while answering; the HTTP layer and the JSON do.\n\n"
+    "  GET /v1/model    architecture, version, calibrated threshold, recipe, scores\n"
+    "  GET /metrics     Prometheus text: requests by route and status, answer latency\n"
+    "                   histogram, abstentions, timeouts, queue depth, busy workers\n\n"
+    "Errors are {\"error\": {\"code\", \"message\"}}: 400 malformed JSON or HTTP; 422 a missing,\n"
+    "empty or mistyped field, or a context over --max-passage-tokens; 413 a body over\n"
+    "--max-body-bytes; 401 no or a wrong API key; 408 a request that did not arrive in\n"
+    "time; 503 (with Retry-After) when the queue is full.\n"
+    "The library allocates nothing while answering; the HTTP layer and the JSON do.\n"
+    "A connection holds no worker while it is idle or still sending: only a complete\n"
+    "request waits for one of the N sessions.\n\n"
     "  --host H                address to listen on (default 127.0.0.1)\n"
     "  --port P                TCP port (default 8080; 0 takes a free one, printed on stderr)\n"
-    "  --max-body-bytes B      largest request body (default 1048576)\n";
+    "  --max-body-bytes B      largest request body (default 1048576)\n"
+    "  --max-queue Q           answers that may wait for a worker; more get 503 (default 64)\n"
+    "  --max-connections C     open connections; past it the idlest is closed (default 1024)\n"
+    "  --header-timeout S      seconds from a request's first byte to its last header (default 10)\n"
+    "  --body-timeout S        seconds for the body after the headers, and for sending a\n"
+    "                          reply (default 30)\n"
+    "  --idle-timeout S        seconds a connection may wait between requests (default 5)\n"
+    "  --drain-timeout S       after SIGTERM, seconds to finish the accepted requests (default 30)\n"
+    "  --api-key K             /v1/* needs \"Authorization: Bearer K\" (default: $AMXQA_API_KEY;\n"
+    "                          none: no key); /health and /metrics stay open\n"
+    "  --cors-origin O         allow browser calls from O (comma-separated origins, or *):\n"
+    "                          OPTIONS preflights and Access-Control-Allow-* headers\n";
+
+// Seconds for a timeout: more than 0, at most a day.
+CLI::Option* add_seconds(App& app, const char* name, double* value) {
+  return app.add_option(name, *value)->check(CLI::Range(0.001, 86400.0));
+}
 
 }  // namespace
 
@@ -41,10 +68,36 @@ int cmd_serve(int argc, char** argv, int first) {
   WorkerArgs workers;
   add_worker_options(app, &workers);
   amxqa::serve::ServeOptions serve;
+  std::string cors;
   app.add_option("--host", serve.host);
   app.add_option("--port", serve.port)->check(CLI::Range(0, 65535));
-  app.add_option("--max-body-bytes", serve.max_body_bytes)->check(CLI::PositiveNumber);
+  // At most 1 GiB: the body is held in memory, and the HTTP parser's sizes stay far from overflow.
+  app.add_unsigned("--max-body-bytes", serve.max_body_bytes)->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  app.add_unsigned("--max-queue", serve.max_queue)->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  app.add_unsigned("--max-connections", serve.max_connections)->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  add_seconds(app, "--header-timeout", &serve.header_timeout_s);
+  add_seconds(app, "--body-timeout", &serve.body_timeout_s);
+  add_seconds(app, "--idle-timeout", &serve.idle_timeout_s);
+  add_seconds(app, "--drain-timeout", &serve.drain_timeout_s);
+  CLI::Option* key_opt = app.add_option("--api-key", serve.api_key);
+  app.add_option("--cors-origin", cors);
   if (int rc = parse_args(cmd, app, argc, argv, first, std::string(kHelp) + kWorkerOptionsHelp); rc >= 0) return rc;
+
+  // The environment keeps the key out of `ps`; the flag wins when both are set.
+  if (key_opt->count() == 0) {
+    const char* env = std::getenv("AMXQA_API_KEY");
+    if (env != nullptr && *env != '\0') serve.api_key = env;
+  }
+  std::string why;
+  if (!serve.api_key.empty() && !amxqa::serve::valid_api_key(serve.api_key, &why)) return usage_error(cmd, why);
+  cors.erase(std::remove(cors.begin(), cors.end(), ' '), cors.end());  // "a, b" lists
+  for (size_t pos = 0; !cors.empty() && pos <= cors.size();) {
+    const size_t comma = std::min(cors.find(',', pos), cors.size());
+    serve.cors_origins.push_back(cors.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  amxqa::serve::CorsPolicy check;
+  if (!check.set_origins(serve.cors_origins, &why)) return usage_error(cmd, why);
 
   amxqa_session_options options;
   if (!session_options(cmd, workers.session, &options)) return kExitUsage;

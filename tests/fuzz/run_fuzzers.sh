@@ -8,7 +8,7 @@
 #
 #   tests/fuzz/run_fuzzers.sh [BUILD_DIR]      (default build-fuzz)
 #   env: FUZZ_SECONDS (60),
-#        FUZZ_TARGETS ("model_open tokenizer answer squad http_request jsonl_line threshold_file"),
+#        FUZZ_TARGETS ("model_open tokenizer answer squad http_request jsonl_line threshold_file http_wire http_auth"),
 #        FUZZ_BUILD_JOBS (2)
 #
 # A crash is any sanitizer report, failed invariant (abort), uncaught
@@ -18,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-$root/build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
-targets=(${FUZZ_TARGETS:-model_open tokenizer answer squad http_request jsonl_line threshold_file})
+targets=(${FUZZ_TARGETS:-model_open tokenizer answer squad http_request jsonl_line threshold_file http_wire http_auth})
 jobs=${FUZZ_BUILD_JOBS:-2}
 
 if ! command -v clang++ >/dev/null; then

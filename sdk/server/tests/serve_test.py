@@ -14,74 +14,21 @@ The model is random: only properties are checked, never an answer's text.
 import http.client
 import json
 import os
-import re
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 
 from checks import check, finish
+from serve_client import Server, read_all, request, test_args
 
 SOAK = int(os.environ.get("AMXQA_SERVE_SOAK", "10000"))
 RSS_CHECK = os.environ.get("AMXQA_SERVE_RSS_CHECK", "1") != "0"  # off under sanitizers (quarantine)
 WARMUP = min(1000, SOAK // 2)
 RSS_SLACK_KB = 1024
-MAX_BODY = 65536
+MAX_BODY = 65536  # Server's defaults: --max-body-bytes, --max-passage-tokens
 MAX_PASSAGE_TOKENS = 512
-
-
-class Server:
-    def __init__(self, cli, model, *extra):
-        cmd = [cli, "serve", "--model", model, "--port", "0", "--threads", "2",
-               "--max-body-bytes", str(MAX_BODY), "--max-passage-tokens", str(MAX_PASSAGE_TOKENS)] + list(extra)
-        self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-        self.log = []
-        line = self.proc.stderr.readline()
-        self.log.append(line)
-        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-        if not m:
-            self.proc.kill()
-            sys.exit("serve_test: no 'listening on' line; stderr: %r" % (line + self.proc.stderr.read()))
-        self.port = int(m.group(1))
-        threading.Thread(target=lambda: self.log.extend(self.proc.stderr), daemon=True).start()
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                if request(self.port, "GET", "/health")[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.05)
-        sys.exit("serve_test: /health never answered")
-
-    def rss_kb(self):
-        with open("/proc/%d/status" % self.proc.pid) as f:
-            return int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1))
-
-    def stop(self, sig):
-        self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return "hung"
-
-
-def request(port, method, path, body=None, conn=None):
-    """One request; a fresh connection (closed after) unless conn is given. -> (status, json)."""
-    c = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json"}
-    if conn is None:
-        headers["Connection"] = "close"
-    if isinstance(body, dict):
-        body = json.dumps(body)
-    c.request(method, path, body=body, headers=headers)
-    r = c.getresponse()
-    data = r.read()
-    if conn is None:
-        c.close()
-    return r.status, json.loads(data)
 
 
 def check_answer(name, reply, context, top_k=1):
@@ -89,7 +36,7 @@ def check_answer(name, reply, context, top_k=1):
     check(status == 200, "%s: status %s %r" % (name, status, a))
     if status != 200:
         return
-    keys = {"answer", "score", "start", "end", "no_answer", "candidates"}
+    keys = {"answer", "score", "start", "end", "byte_start", "byte_end", "no_answer", "candidates"}
     check(set(a) == keys, "%s: keys %s" % (name, sorted(a)))
     check(0.0 <= a["score"] <= 1.0, "%s: score %r" % (name, a["score"]))
     check(len(a["candidates"]) <= top_k, "%s: %d candidates for top_k %d" % (name, len(a["candidates"]), top_k))
@@ -97,12 +44,20 @@ def check_answer(name, reply, context, top_k=1):
     check(len(set(spans)) == len(spans), "%s: repeated candidate spans %r" % (name, spans))
     for c in a["candidates"]:
         check(0.0 <= c["score"] <= 1.0, "%s: candidate score %r" % (name, c["score"]))
-        span = context.encode()[c["start"]:c["end"]].decode("utf-8", "replace")
-        check(span == c["answer"], "%s: candidate context[%d:%d] = %r, not %r" % (name, c["start"], c["end"], span, c["answer"]))
+        check_span("%s: candidate" % name, c, context)
     if not a["no_answer"]:
-        span = context.encode()[a["start"]:a["end"]].decode("utf-8", "replace")
-        check(span == a["answer"], "%s: context[%d:%d] = %r, answer %r" % (name, a["start"], a["end"], span, a["answer"]))
+        check_span(name, a, context)
         check(a["candidates"] and a["candidates"][0]["answer"] == a["answer"], "%s: candidate != answer" % name)
+
+
+def check_span(name, span, context):
+    """start/end index the context's characters, byte_start/byte_end its UTF-8 bytes."""
+    by_chars = context[span["start"]:span["end"]]
+    by_bytes = context.encode()[span["byte_start"]:span["byte_end"]].decode("utf-8", "replace")
+    check(by_chars == span["answer"] and by_bytes == span["answer"],
+          "%s: context[%d:%d] = %r, bytes [%d:%d] = %r, answer %r" % (name, span["start"], span["end"], by_chars,
+                                                                    span["byte_start"], span["byte_end"], by_bytes,
+                                                                    span["answer"]))
 
 
 def check_info(port):
@@ -238,23 +193,14 @@ def drain(server, passage):
     time.sleep(0.3)
     check(server.proc.poll() is None, "drain: the server exited with a request in flight")
     s.sendall(body[len(body) // 2:])
-    reply = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        reply += chunk
+    reply = read_all(s)
     s.close()
     check(reply.startswith(b"HTTP/1.1 200"), "drain: in-flight request got %r" % reply[:80])
     check(b'"answer"' in reply, "drain: no answer body in %r" % reply[-200:])
 
 
 def main(argv):
-    if len(argv) != 4:
-        print(__doc__, file=sys.stderr)
-        return 2
-    cli, model, passage_file = argv[1:]
-    passage = open(passage_file, encoding="utf-8").read().strip()
+    cli, model, passage = test_args(argv, __doc__)
     server = Server(cli, model)
     try:
         check_info(server.port)

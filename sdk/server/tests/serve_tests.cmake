@@ -1,12 +1,15 @@
 # Tests of `amxqa serve` and `amxqa batch`, included at the end of
 # sdk/CMakeLists.txt (after the amxqa_tiny_model fixture is defined).
-#   sdk_serve_parts.unit         parser, batch line formats, JSON writers
+#   sdk_serve_parts.unit         parser, batch line formats, JSON writers; the HTTP
+#                                reader, access checks, routes, queue, metrics
 #   sdk_serve_parts.integration  the answer path allocates nothing once warm
 #   sdk_serve.integration        the HTTP server over loopback (serve_test.py)
+#   sdk_serve_hostile.integration stalled, slow and malformed clients, a full queue,
+#                                SIGTERM under load, API key, CORS, /metrics
 #   sdk_batch.integration        JSONL in/out, error lines, --resume (batch_test.py)
 #   sdk_batch_scaling.integration bench/batch_scaling.py runs (its ratio is not checked)
 set(_serve_tests ${CMAKE_CURRENT_LIST_DIR})
-add_executable(test_serve_parts ${_serve_tests}/test_serve_parts.cpp)
+add_executable(test_serve_parts ${_serve_tests}/test_serve_parts.cpp ${_serve_tests}/test_http_parts.cpp)
 # amxqa_test_support: the doctest main and the allocation counter.
 target_link_libraries(test_serve_parts PRIVATE amxqa_server amxqa_test_support)
 foreach(label unit integration)
@@ -30,6 +33,12 @@ if(AMXQA_PYTHON3 AND TARGET amxqa-cli)
   endif()
   set_tests_properties(sdk_serve.integration PROPERTIES LABELS integration TIMEOUT 240
     FIXTURES_REQUIRED amxqa_tiny_model ENVIRONMENT "${_serve_env}")
+  # About 15 s: each part starts its own server (the tiny model loads in milliseconds).
+  add_test(NAME sdk_serve_hostile.integration
+    COMMAND ${AMXQA_PYTHON3} ${_serve_tests}/serve_hostile_test.py $<TARGET_FILE:amxqa-cli>
+      ${AMXQA_TINY_TEST_MODEL} ${PROJECT_SOURCE_DIR}/samples/data/lighthouse.txt)
+  set_tests_properties(sdk_serve_hostile.integration PROPERTIES LABELS integration TIMEOUT 240
+    FIXTURES_REQUIRED amxqa_tiny_model ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
   add_test(NAME sdk_batch.integration
     COMMAND ${AMXQA_PYTHON3} ${_serve_tests}/batch_test.py $<TARGET_FILE:amxqa-cli>
       ${AMXQA_TINY_TEST_MODEL} ${PROJECT_SOURCE_DIR}/samples/data/lighthouse.txt

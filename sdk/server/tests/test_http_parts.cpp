@@ -1,0 +1,281 @@
+// test_http_parts.cpp — the transport pieces of `amxqa serve` without
+// sockets (suite "unit"): the HTTP/1.x request reader fed whole and a byte at
+// a time, its limits and error classes; the API key and CORS checks; the
+// routes (401, 404, 405, OPTIONS); the bounded queue; the metrics text.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "bounded_queue.h"
+#include "http_access.h"
+#include "http_parser.h"
+#include "http_reply.h"
+#include "http_routes.h"
+#include "serve_metrics.h"
+
+using namespace amxqa::serve;
+using Result = HttpRequestParser::Result;
+
+namespace {
+
+// Parses `wire` as a byte at a time arrives; returns the final result.
+Result trickle(HttpRequestParser& p, const std::string& wire) {
+  Result r = Result::kIncomplete;
+  for (size_t n = 1; n <= wire.size() && r == Result::kIncomplete; ++n) r = p.parse(std::string_view(wire).substr(0, n));
+  return r;
+}
+
+int error_status(const std::string& wire, HttpLimits limits = HttpLimits()) {
+  HttpRequestParser p(limits);
+  return p.parse(wire) == Result::kError ? p.error().status : 0;
+}
+
+HttpRequest make_request(const std::string& method, const std::string& path,
+                         std::vector<std::pair<std::string, std::string>> headers = {}) {
+  HttpRequest r;
+  r.method = method;
+  r.target = r.path = path;
+  r.headers = std::move(headers);
+  return r;
+}
+
+const std::string* find_header(const HttpReply& reply, const std::string& name) {
+  for (const auto& h : reply.headers)
+    if (h.first == name) return &h.second;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_SUITE("unit") {
+  TEST_CASE("a request reads the same whole and a byte at a time") {
+    const std::string wire =
+        "POST /v1/answer?x=1 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nX-Pad:  v v \r\n\r\nhello"
+        "GET /health HTTP/1.1\r\n\r\n";
+    HttpRequestParser whole, slow;
+    REQUIRE(whole.parse(wire) == Result::kComplete);
+    REQUIRE(trickle(slow, wire) == Result::kComplete);
+    for (HttpRequestParser* p : {&whole, &slow}) {
+      const HttpRequest& r = p->request();
+      CHECK(r.method == "POST");
+      CHECK(r.path == "/v1/answer");
+      CHECK(r.target == "/v1/answer?x=1");
+      CHECK(r.body == "hello");
+      CHECK(r.keep_alive);
+      REQUIRE(r.header("x-pad") != nullptr);
+      CHECK(*r.header("x-pad") == "v v");
+      CHECK(r.header("content-length") != nullptr);
+      CHECK(p->consumed() == wire.find("GET"));
+    }
+    whole.reset();
+    REQUIRE(whole.parse(std::string_view(wire).substr(wire.find("GET"))) == Result::kComplete);
+    CHECK(whole.request().path == "/health");
+    CHECK(whole.request().body.empty());
+  }
+
+  TEST_CASE("chunked bodies are decoded, extensions and trailers skipped") {
+    const std::string wire =
+        "POST /v1/answer HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n3;x=y\r\nabc\r\nA\r\n0123456789\r\n0\r\nT: 1\r\n\r\n";
+    HttpRequestParser whole, slow;
+    REQUIRE(whole.parse(wire) == Result::kComplete);
+    REQUIRE(trickle(slow, wire) == Result::kComplete);
+    CHECK(whole.request().body == "abc0123456789");
+    CHECK(slow.request().body == "abc0123456789");
+    CHECK(whole.consumed() == wire.size());
+  }
+
+  TEST_CASE("keep-alive, HTTP/1.0 and Expect") {
+    HttpRequestParser p;
+    REQUIRE(p.parse("GET / HTTP/1.0\r\n\r\n") == Result::kComplete);
+    CHECK_FALSE(p.request().keep_alive);
+    p.reset();
+    REQUIRE(p.parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n") == Result::kComplete);
+    CHECK(p.request().keep_alive);
+    p.reset();
+    REQUIRE(p.parse("GET / HTTP/1.1\r\nConnection: upgrade, close\r\n\r\n") == Result::kComplete);
+    CHECK_FALSE(p.request().keep_alive);
+    p.reset();
+    CHECK(p.parse("POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\nab") == Result::kIncomplete);
+    CHECK(p.head_done());
+    CHECK(p.request().expect_continue);
+    p.reset();
+    REQUIRE(p.parse("\r\n\r\nGET / HTTP/1.1\nHost: x\n\n") == Result::kComplete);  // bare LF, leading blank lines
+    CHECK(p.request().path == "/");
+  }
+
+  TEST_CASE("each malformed or oversized request has its status") {
+    CHECK(error_status("hello\r\n\r\n") == 400);
+    CHECK(error_status("GET /  HTTP/1.1\r\n\r\n") == 400);
+    CHECK(error_status("GET x HTTP/1.1\r\n\r\n") == 400);
+    CHECK(error_status("G@T / HTTP/1.1\r\n\r\n") == 400);
+    CHECK(error_status("GET / HTTP/1.2\r\n\r\n") == 505);
+    CHECK(error_status("GET / HTTP/2.0\r\n\r\n") == 505);
+    CHECK(error_status("GET / HTTP/1.1\r\nA: b\r\n c\r\n\r\n") == 400);
+    CHECK(error_status("GET / HTTP/1.1\r\nA b\r\n\r\n") == 400);
+    CHECK(error_status("GET / HTTP/1.1\r\n: b\r\n\r\n") == 400);
+    CHECK(error_status(std::string("GET / HTTP/1.1\r\nA: \0\r\n\r\n", 24)) == 400);
+    CHECK(error_status("POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n") == 400);
+    CHECK(error_status("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n") == 400);
+    CHECK(error_status("POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n") == 400);
+    CHECK(error_status("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n") == 400);
+    CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n") == 501);
+    CHECK(error_status("POST / HTTP/1.1\r\nExpect: x\r\n\r\n") == 417);
+    CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nq\r\n") == 400);
+    CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n") == 400);
+    HttpLimits small;
+    small.max_head_bytes = 64;
+    small.max_headers = 2;
+    small.max_body_bytes = 8;
+    CHECK(error_status("GET /" + std::string(100, 'a'), small) == 414);
+    CHECK(error_status("GET / HTTP/1.1\r\nA: " + std::string(100, 'a'), small) == 431);
+    CHECK(error_status("GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", small) == 431);
+    CHECK(error_status("POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\n", small) == 413);
+    CHECK(error_status("POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", small) == 413);
+    CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nabcde\r\n4\r\nabcd\r\n", small) == 413);
+    CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffffffff\r\n", small) == 413);
+    CHECK(error_status("POST / HTTP/1.1\r\nContent-Length: 8\r\n\r\n", small) == 0);  // exactly the limit: waits
+  }
+
+  TEST_CASE("the API key: Bearer scheme, any case, exact key") {
+    const std::string key = "s3cret";
+    auto ok = [&](const std::string& header) { return bearer_authorized(&header, key); };
+    CHECK(ok("Bearer s3cret"));
+    CHECK(ok("bEaReR   s3cret"));
+    CHECK_FALSE(ok("Bearer s3cre"));
+    CHECK_FALSE(ok("Bearer s3cret "));
+    CHECK_FALSE(ok("Bearer s3cretx"));
+    CHECK_FALSE(ok("Basic s3cret"));
+    CHECK_FALSE(ok("Bearers3cret"));
+    CHECK_FALSE(ok("s3cret"));
+    CHECK_FALSE(bearer_authorized(nullptr, key));
+    CHECK(bearer_authorized(nullptr, ""));  // no key configured
+    CHECK(constant_time_equal("abc", "abc"));
+    CHECK_FALSE(constant_time_equal("abd", "abc"));
+    CHECK_FALSE(constant_time_equal("ab", "abc"));
+    CHECK_FALSE(constant_time_equal("abcd", "abc"));
+    std::string why;
+    CHECK(valid_api_key("k-1_2.3~", &why));
+    CHECK_FALSE(valid_api_key("two words", &why));
+    CHECK_FALSE(valid_api_key("line\nbreak", &why));
+    CHECK_FALSE(valid_api_key("", &why));
+  }
+
+  TEST_CASE("CORS: listed origins echoed, others get nothing, malformed ones refused") {
+    CorsPolicy cors;
+    std::string why;
+    REQUIRE(cors.set_origins({"https://a.example", "http://b.example:8080"}, &why));
+    const std::string a = "https://a.example", evil = "https://evil.example";
+    const auto h = cors.reply_headers(&a);
+    REQUIRE(h.size() == 2);
+    CHECK(h[0].second == a);
+    CHECK(h[1] == std::make_pair(std::string("Vary"), std::string("Origin")));
+    CHECK(cors.reply_headers(&evil).empty());
+    CHECK(cors.reply_headers(nullptr).empty());
+    const std::string asked = "X-Custom, content-type", injected = "a\r\nSet-Cookie: x";
+    CHECK(cors.preflight_headers(&a, &asked)[1].second == asked);
+    CHECK(cors.preflight_headers(&a, &injected)[1].second == "Authorization, Content-Type");
+    CHECK(cors.preflight_headers(&evil, &asked).empty());
+    REQUIRE(cors.set_origins({"*"}, &why));
+    CHECK(cors.reply_headers(&evil)[0].second == "*");
+    CHECK_FALSE(cors.set_origins({"https://a.example\r\nX: y"}, &why));
+    CHECK_FALSE(cors.set_origins({""}, &why));
+    CHECK_FALSE(cors.enabled());
+  }
+
+  TEST_CASE("routes: the key on /v1/*, 404, 405, OPTIONS, HEAD") {
+    RouteTable t;
+    t.api_key = "k";
+    std::string why;
+    REQUIRE(t.cors.set_origins({"https://a.example"}, &why));
+    t.health_body = "{\"status\":\"ok\"}";
+    t.model_body = "{\"m\":1}";
+    t.metrics_body = [] { return std::string("amxqa_workers 1\n"); };
+    HttpReply reply;
+    CHECK(route_request(make_request("POST", "/v1/answer"), t, &reply) == Dispatch::kReply);
+    CHECK(reply.status == 401);
+    REQUIRE(find_header(reply, "WWW-Authenticate") != nullptr);
+    CHECK(route_request(make_request("POST", "/v1/answer", {{"authorization", "Bearer k"}}), t, &reply) ==
+          Dispatch::kAnswer);
+    CHECK(route_request(make_request("GET", "/v1/answer", {{"authorization", "Bearer k"}}), t, &reply) ==
+          Dispatch::kReply);
+    CHECK(reply.status == 405);
+    CHECK(*find_header(reply, "Allow") == "POST, OPTIONS");
+    route_request(make_request("GET", "/v1/nope"), t, &reply);
+    CHECK(reply.status == 401);  // unknown /v1 routes are not revealed without the key
+    route_request(make_request("GET", "/nope"), t, &reply);
+    CHECK(reply.status == 404);
+    route_request(make_request("GET", "/health"), t, &reply);
+    CHECK(reply.status == 200);
+    CHECK(reply.body == t.health_body);
+    route_request(make_request("GET", "/metrics"), t, &reply);
+    CHECK(reply.status == 200);
+    CHECK(reply.content_type.find("text/plain; version=0.0.4") == 0);
+    route_request(make_request("OPTIONS", "/v1/answer",
+                               {{"origin", "https://a.example"}, {"access-control-request-method", "POST"}}),
+                  t, &reply);
+    CHECK(reply.status == 204);
+    CHECK(*find_header(reply, "Access-Control-Allow-Origin") == "https://a.example");
+    CHECK(find_header(reply, "Access-Control-Allow-Methods") != nullptr);
+    CHECK(route_request(make_request("POST", "/v1/answer", {{"origin", "https://a.example"}, {"authorization", "Bearer k"}}),
+                        t, &reply) == Dispatch::kAnswer);
+    CHECK(*find_header(reply, "Access-Control-Allow-Origin") == "https://a.example");  // carried to the answer
+    route_request(make_request("OPTIONS", "/nope"), t, &reply);
+    CHECK(reply.status == 404);
+
+    HttpReply head;
+    head.body = "12345";
+    const std::string wire = serialize(head, 1, true, true);
+    CHECK(wire.find("Content-Length: 5\r\n") != std::string::npos);
+    CHECK(wire.substr(wire.size() - 4) == "\r\n\r\n");
+    CHECK(serialize(head, 0, true, false).find("Connection: keep-alive") != std::string::npos);
+    CHECK(serialize(head, 1, false, false).find("Connection: close") != std::string::npos);
+  }
+
+  TEST_CASE("the bounded queue refuses past its capacity and drains after close") {
+    BoundedQueue<int> q(2);
+    int a = 1, b = 2, c = 3;
+    CHECK(q.try_push(std::move(a)));
+    CHECK(q.try_push(std::move(b)));
+    CHECK_FALSE(q.try_push(std::move(c)));
+    CHECK(c == 3);  // a refused item is left as it was
+    CHECK(q.size() == 2);
+    q.close();
+    int out = 0;
+    CHECK(q.pop(&out));
+    CHECK(out == 1);
+    CHECK(q.pop(&out));
+    CHECK_FALSE(q.pop(&out));
+    int d = 4;
+    CHECK_FALSE(q.try_push(std::move(d)));
+  }
+
+  TEST_CASE("metrics: counters by route and status, a cumulative histogram, the gauges") {
+    ServeMetrics m;
+    m.count_reply(Route::kAnswer, 200);
+    m.count_reply(Route::kAnswer, 200);
+    m.count_reply(Route::kOther, 404);
+    m.count_reply(Route::kOther, 9999);  // out of range: ignored
+    m.observe_answer(0.0002, true);
+    m.observe_answer(0.3, false);
+    m.observe_answer(100.0, false);
+    CHECK(m.replies(Route::kAnswer, 200) == 2);
+    ServeGauges g;
+    g.queue_depth = 3;
+    g.busy_workers = 1;
+    g.workers = 2;
+    const std::string text = m.render(g);
+    CHECK(text.find("amxqa_http_requests_total{route=\"/v1/answer\",status=\"200\"} 2\n") != std::string::npos);
+    CHECK(text.find("amxqa_http_requests_total{route=\"other\",status=\"404\"} 1\n") != std::string::npos);
+    CHECK(text.find("amxqa_answer_duration_seconds_bucket{le=\"0.0005\"} 1\n") != std::string::npos);
+    CHECK(text.find("amxqa_answer_duration_seconds_bucket{le=\"0.5\"} 2\n") != std::string::npos);
+    CHECK(text.find("amxqa_answer_duration_seconds_bucket{le=\"+Inf\"} 3\n") != std::string::npos);
+    CHECK(text.find("amxqa_answer_duration_seconds_count 3\n") != std::string::npos);
+    CHECK(text.find("amxqa_abstentions_total 1\n") != std::string::npos);
+    CHECK(text.find("amxqa_queue_depth 3\n") != std::string::npos);
+    CHECK(text.find("amxqa_busy_workers 1\n") != std::string::npos);
+    CHECK(text.find("# TYPE amxqa_answer_duration_seconds histogram\n") != std::string::npos);
+    CHECK(route_of("/v1/answer") == Route::kAnswer);
+    CHECK(route_of("/v1/answer/") == Route::kOther);
+  }
+}
