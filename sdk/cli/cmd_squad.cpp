@@ -160,7 +160,7 @@ int cmd_squad(int argc, char** argv, int first) {
       decode_ms += a.decode_ms;
     } else {
       o.failed = true;  // scored as an empty prediction
-      if (failures++ == 0) first_failure = q.id + ": " + a.status.name() + ": " + a.status.message;
+      if (failures++ == 0) first_failure = q.id + ": " + answer_error(a.status, options);
     }
     abstentions += o.abstained;
     score(q, &o);

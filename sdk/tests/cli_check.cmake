@@ -181,6 +181,8 @@ expect(answer-top-k-range 2 "^$" "--top-k"
 # Never an empty answer that is not an abstention, whatever the threshold.
 expect(answer-never-empty 0 "^{\"answer\":(\"[^\"]+\",[^\n]*\"no_answer\":false|\"\",[^\n]*\"no_answer\":true)" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who?" --passage "  a     b   " --json --threshold inf)
+expect(squad-long-passage 0 "errors +[0-9]+ questions failed[^\n]*first: [^\n]*--max-passage-tokens[^\n]*--windows" "questions/s"
+  COMMAND ${CLI} squad --model ${MODEL} --data ${squad} --out ${WORK_DIR}/preds5.json --max-passage-tokens 16)
 expect(calibrate-help 0 "max-over-refusal PCT.*default 15" "^$" COMMAND ${CLI} calibrate --help)
 expect(squad-no-out 2 "^$" "^amxqa squad: --out is required[^\n]*\n$"
   COMMAND ${CLI} squad --model ${MODEL} --data ${squad})
