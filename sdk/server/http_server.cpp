@@ -436,6 +436,7 @@ void Server::advance(Conn* c, Clock::time_point now) {
     }
     HttpRequest req = std::move(c->parser.request());
     c->in.erase(0, c->parser.consumed());
+    if (c->in.empty() && c->in.capacity() > 64 * 1024) std::string().swap(c->in);  // an idle connection keeps no large body's buffer
     c->parser.reset();
     c->started = c->head_seen = c->continue_sent = false;
     dispatch(c, req, now);
