@@ -1,11 +1,24 @@
-// bench_train.cpp — training throughput of the paper's reference shape on one
-// core: TrainModel::forward_backward + adamw_step on one 1,024-token document
-// with sampled softmax (pool 1,024), the trainer's pretraining step.
+// bench_train.cpp — training throughput: one optimizer step (forward,
+// backward, AdamW) per iteration.
 //
-//   BM_train_step_reference   tok/s; GFLOP/s (3 × the forward FLOPs: forward,
-//                             input and weight gradients) and its fraction of
-//                             the core's f32 peak (the trainer runs f32 sgemm);
-//                             seconds per stage as fractions of the step.
+//   BM_train_step_reference   the paper's reference shape on one thread:
+//                             TrainModel::forward_backward + adamw_step on one
+//                             1,024-token document, sampled softmax (pool 1,024)
+//   BM_train_step_qa_sft/threads:N    the shipped model's shape (its recipe,
+//                             trainer/recipes/qa-v2.2.recipe) in its QA SFT step:
+//                             sft_qa.batch_tokens of ~200-token prompts with
+//                             3-token answers, extractive loss (start pointer),
+//                             through StepWorkers on N threads
+//   BM_train_step_pretrain/threads:N  the paper's pretraining step
+//                             (trainer/recipes/paper-pretrain.recipe, its MoE
+//                             arm): pretrain.batch_tokens of seq_len documents,
+//                             the recipe's loss, on N threads (in f32; the
+//                             recipe's bf16 compute is the _amx row's mode)
+// Counters: tok/s; GFLOP/s (3 × the forward FLOPs: forward, input and weight
+// gradients), over wall time for N threads; roofline_frac = GFLOP/s per CPU
+// second of the process over the f32 FMA peak of the ISA the trainer runs
+// (AMXQA_MAX_ISA=avx2 measures its AVX2 path on an AVX-512 machine);
+// tok_per_cpu_s likewise; seconds per stage as fractions of the step.
 // The one benchmark that needs the trainer: amxqa-bench links the trainer
 // library (amxqa_trainer_lib, model/train_model.h) explicitly when it is built
 // (AMXQA_HAVE_TRAINER); without it the benchmark reports why it did not run.
@@ -13,10 +26,18 @@
 
 #ifdef AMXQA_HAVE_TRAINER
 #include <algorithm>
+#include <ctime>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "amxqa_paths.h"
 #include "format/random_model.h"
+#include "model/step_workers.h"
 #include "model/train_model.h"
+#include "recipe/recipe.h"
+#include "recipe/run_config.h"
+#include "report/rooflines.h"
 
 namespace amxqa::bench {
 namespace {
@@ -24,11 +45,12 @@ namespace {
 constexpr size_t kSeq = 1024;
 constexpr uint32_t kPool = 1024;
 
-// Forward FLOPs of one kSeq-token document (see support/reference_model.h
-// for the same count on a model file), readout over targets ∪ pool.
-double forward_flops(const ArchConfig& a) {
+// Forward FLOPs of the layers over one n-token document (see
+// support/reference_model.h for the same count on a model file); the readout
+// is added by the caller (it depends on the loss).
+double layer_flops(const ArchConfig& a, double n) {
   const double d = a.d_model, H = a.n_heads, G = a.n_kv_heads, hd = a.head_dim, dk = a.lin_state;
-  const double n = kSeq, W = a.window;
+  const double W = a.window;
   const double keys = n <= W ? n * (n + 1) / 2 : W * (W + 1) / 2 + (n - W) * W;
   double per_token = 0, attention = 0;
   for (uint32_t l = 0; l < a.n_layers; ++l) {
@@ -41,8 +63,73 @@ double forward_flops(const ArchConfig& a) {
     else
       attention += 4 * H * hd * keys;
   }
-  const double readout_rows = std::min<double>(a.vocab_size, kPool + n);
-  return per_token * n + attention + 2 * d * readout_rows * n;
+  return per_token * n + attention;
+}
+
+// Readout FLOPs of `rows` predicted positions over `cols` candidate ids.
+double readout_flops(const ArchConfig& a, double rows, double cols) { return 2.0 * a.d_model * rows * cols; }
+
+// Pseudo-random token ids (bytes and merges, never specials).
+struct Ids {
+  uint64_t s;
+  uint32_t vocab;
+  uint32_t next() {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return kByteBase + uint32_t((s >> 33) % (vocab - kByteBase));
+  }
+};
+
+// Counters every training row reports.
+// The process's CPU seconds (every thread's), as the peak probes count theirs.
+double process_cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// `cpu_seconds`: the process CPU time of the timed steps. roofline_frac is
+// GFLOP/s per CPU second over the peak: on a busy machine it is not lowered
+// by time other processes take, and it leaves the thread scaling to tok_s.
+void report(benchmark::State& state, const ArchConfig& arch, double tokens_per_step,
+            double flops_per_step, unsigned threads, const train::StageTimes& t, double cpu_seconds) {
+  const double iters = double(state.iterations());
+  const double peak = rooflines().compute_peak(train::train_isa(), DType::f32);
+  if (peak > 0 && cpu_seconds > 0)
+    state.counters["roofline_frac"] = 3.0 * flops_per_step * iters / cpu_seconds / 1e9 / peak;
+  if (cpu_seconds > 0) state.counters["tok_per_cpu_s"] = tokens_per_step * iters / cpu_seconds;
+  state.counters["tok_s"] = benchmark::Counter(tokens_per_step * iters, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(3.0 * flops_per_step * iters / 1e9, benchmark::Counter::kIsRate);
+  state.counters["weight_bits"] = 32;  // f32 master weights and sgemm
+  state.counters["threads"] = threads;
+  const double total = t.attention + t.moe + t.mlp + t.readout + t.other;
+  if (total > 0) {
+    state.counters["attention_frac"] = t.attention / total;
+    if (arch.moe_experts) state.counters["moe_frac"] = t.moe / total;
+    state.counters["mlp_frac"] = t.mlp / total;
+    state.counters["readout_frac"] = t.readout / total;
+  }
+  state.SetLabel(train::train_kernels().name);
+}
+
+// A warm-up step (scratch buffers, first-touch pages), reset_times(), then
+// the timed steps: grads(step) computes a step's gradients, AdamW applies
+// them. Returns the timed steps' process CPU seconds.
+template <class Grads, class Reset>
+double timed_steps(benchmark::State& state, train::TrainModel& model, Grads&& grads,
+                   Reset&& reset_times) {
+  train::AdamWConfig cfg;
+  uint64_t step = 1;
+  auto one_step = [&] {
+    grads(step);
+    train::adamw_step(model.params(), cfg, step, train::lr_at(cfg, step, 1000));
+    ++step;
+  };
+  one_step();
+  reset_times();
+  const double cpu0 = process_cpu_seconds();
+  for (auto _ : state) one_step();
+  return process_cpu_seconds() - cpu0;
 }
 
 void train_step_reference(benchmark::State& state);
@@ -68,48 +155,154 @@ void BM_train_step_reference_amx(benchmark::State& state) {
 void train_step_reference(benchmark::State& state) {
   const ArchConfig arch = make_random_model("reference", 1).arch;
   train::TrainModel model(arch, 1);
+  Ids ids{9, arch.vocab_size};
   std::vector<uint32_t> tokens{kBos};
-  uint64_t s = 9;
-  while (tokens.size() < kSeq) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    tokens.push_back(kByteBase + uint32_t((s >> 33) % (arch.vocab_size - kByteBase)));
-  }
+  while (tokens.size() < kSeq) tokens.push_back(ids.next());
   const std::vector<uint8_t> mask(kSeq, 1);
   train::LossOptions opt;
   opt.kind = train::LossKind::sampled;
   opt.sampled_pool = kPool;
-  train::AdamWConfig cfg;
-  uint64_t step = 1;
-  auto one_step = [&] {
-    model.zero_grad();
-    opt.seed = step;
-    const train::StepStats st =
-        model.forward_backward(tokens.data(), tokens.size(), mask.data(), opt);
-    benchmark::DoNotOptimize(st.loss_sum);
-    train::adamw_step(model.params(), cfg, step, train::lr_at(cfg, step, 1000));
-    ++step;
-  };
-  one_step();  // warm-up: scratch buffers, first-touch pages
-  model.reset_stage_times();
-  for (auto _ : state) one_step();
-
-  const double iters = double(state.iterations());
-  state.counters["tok_s"] = benchmark::Counter(kSeq * iters, benchmark::Counter::kIsRate);
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(3.0 * forward_flops(arch) * iters / 1e9, benchmark::Counter::kIsRate);
-  state.counters["weight_bits"] = 32;  // f32 master weights and sgemm
-  const train::StageTimes& t = model.stage_times();
-  const double total = t.attention + t.moe + t.mlp + t.readout + t.other;
-  if (total > 0) {
-    state.counters["attention_frac"] = t.attention / total;
-    state.counters["moe_frac"] = t.moe / total;
-    state.counters["mlp_frac"] = t.mlp / total;
-    state.counters["readout_frac"] = t.readout / total;
-  }
-  state.SetLabel(train::train_kernels().name);
+  const double cpu = timed_steps(
+      state, model,
+      [&](uint64_t step) {
+        model.zero_grad();
+        opt.seed = step;
+        const train::StepStats st =
+            model.forward_backward(tokens.data(), tokens.size(), mask.data(), opt);
+        benchmark::DoNotOptimize(st.loss_sum);
+      },
+      [&] { model.reset_stage_times(); });
+  const double flops = layer_flops(arch, kSeq) +
+                       readout_flops(arch, kSeq, std::min<double>(arch.vocab_size, kPool + kSeq));
+  report(state, arch, kSeq, flops, 1, model.stage_times(), cpu);
 }
 BENCHMARK(BM_train_step_reference)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_train_step_reference_amx)->Unit(benchmark::kMillisecond);
+
+// A committed recipe (trainer/recipes/NAME.recipe), or null with the reason
+// when the checkout's recipes are not beside this binary.
+std::unique_ptr<train::RunConfig> load_recipe(const char* name, std::string* why) {
+  const std::string root = paths::checkout_root();
+  const std::string path =
+      (root.empty() ? std::string(".") : root) + "/trainer/recipes/" + name + ".recipe";
+  try {
+    return std::make_unique<train::RunConfig>(train::read_run_config(train::Recipe::load(path)));
+  } catch (const std::exception& e) {
+    *why = std::string("recipe not found: ") + e.what();
+    return nullptr;
+  }
+}
+
+// One training document (squad_examples.h's Example, which the bench does not link).
+struct Doc {
+  std::vector<uint32_t> tokens;
+  std::vector<uint8_t> mask;
+  uint32_t passage_begin = 0, passage_end = 0, answer_begin = 0;
+};
+
+struct StepShape {
+  std::vector<Doc> docs;
+  std::vector<train::StepDoc> step;
+  double tokens = 0, flops = 0;
+};
+
+// One SFT step of QA prompts laid out as squad_examples.cpp builds them: BOS,
+// a 12-token question, the separator, a ~180-token passage, ANS, then a
+// 3-token answer copied from the passage and EOT; the mask marks ANS and the
+// answer tokens (the positions that predict the targets).
+StepShape qa_step(const train::RunConfig& rc) {
+  const ArchConfig& a = rc.arch;
+  StepShape s;
+  Ids ids{11, a.vocab_size};
+  const uint64_t predicted_per_doc = 4;
+  uint64_t predicted = 0;
+  while (s.tokens < double(rc.sft_qa.batch_tokens)) {
+    Doc ex;
+    ex.tokens.push_back(kBos);
+    for (int i = 0; i < 12; ++i) ex.tokens.push_back(ids.next());
+    ex.tokens.push_back(kByteBase + '\n');
+    ex.passage_begin = uint32_t(ex.tokens.size());
+    const size_t passage = 170 + ids.next() % 21;
+    for (size_t i = 0; i < passage; ++i) ex.tokens.push_back(ids.next());
+    ex.passage_end = uint32_t(ex.tokens.size());
+    ex.tokens.push_back(kAns);
+    ex.answer_begin = ex.passage_begin + uint32_t(ids.next() % (passage - 3));
+    ex.mask.assign(ex.tokens.size() + 4, 0);
+    for (uint64_t i = 0; i < predicted_per_doc; ++i) ex.mask[ex.tokens.size() - 1 + i] = 1;
+    for (uint32_t i = 0; i < 3; ++i) ex.tokens.push_back(ex.tokens[ex.answer_begin + i]);
+    ex.tokens.push_back(kEot);
+    s.tokens += double(ex.tokens.size());
+    // Candidates: the passage's ids + EOT + ABSTAIN (at most the passage length + 2).
+    s.flops += layer_flops(a, double(ex.tokens.size())) +
+               readout_flops(a, double(predicted_per_doc), double(passage + 2));
+    predicted += predicted_per_doc;
+    s.docs.push_back(std::move(ex));
+  }
+  for (const Doc& ex : s.docs) {
+    train::LossOptions o = rc.sft_qa.loss;
+    o.kind = train::LossKind::extractive;
+    o.passage_begin = ex.passage_begin;
+    o.passage_end = ex.passage_end;
+    o.answer_begin = ex.answer_begin;
+    o.ce_scale = 1.f / float(predicted);
+    s.step.push_back(train::StepDoc{ex.tokens.data(), ex.tokens.size(), ex.mask.data(), o});
+  }
+  return s;
+}
+
+// One pretraining step: pretrain.batch_tokens of seq_len-token documents,
+// every position predicting the next, the recipe's pretraining loss.
+StepShape pretrain_step(const train::RunConfig& rc) {
+  const ArchConfig& a = rc.arch;
+  StepShape s;
+  Ids ids{13, a.vocab_size};
+  const train::LossOptions& loss = rc.pretrain.loss;
+  const double cols = loss.kind == train::LossKind::full
+                          ? double(a.vocab_size)
+                          : std::min<double>(a.vocab_size, loss.sampled_pool + rc.seq_len);
+  while (s.tokens < double(rc.pretrain.batch_tokens)) {
+    Doc ex;
+    ex.tokens.push_back(kBos);
+    while (ex.tokens.size() < rc.seq_len) ex.tokens.push_back(ids.next());
+    ex.mask.assign(ex.tokens.size(), 1);
+    s.tokens += double(ex.tokens.size());
+    s.flops += layer_flops(a, double(ex.tokens.size())) + readout_flops(a, double(ex.tokens.size() - 1), cols);
+    s.docs.push_back(std::move(ex));
+  }
+  for (const Doc& ex : s.docs) {
+    train::LossOptions o = loss;
+    o.ce_scale = 1.f / float(s.tokens - double(s.docs.size()));
+    o.aux_scale = 1.f / float(s.docs.size());
+    s.step.push_back(train::StepDoc{ex.tokens.data(), ex.tokens.size(), ex.mask.data(), o});
+  }
+  return s;
+}
+
+// Steps of `make`'s shape for recipe `name` on state.range(0) threads, AdamW included.
+void run_steps(benchmark::State& state, const char* name, StepShape (*make)(const train::RunConfig&)) {
+  std::string why;
+  const std::unique_ptr<train::RunConfig> rc = load_recipe(name, &why);
+  if (!rc) return state.SkipWithError(why.c_str());
+  const unsigned threads = unsigned(state.range(0));
+  StepShape shape = make(*rc);
+  train::TrainModel model(rc->arch, 1);
+  train::StepWorkers workers(model, threads);
+  const double cpu = timed_steps(
+      state, model,
+      [&](uint64_t step) {
+        for (train::StepDoc& d : shape.step) d.opt.seed = step;
+        benchmark::DoNotOptimize(workers.forward_backward(shape.step).data());
+      },
+      [&] { workers.reset_stage_times(); });
+  report(state, rc->arch, shape.tokens, shape.flops, threads, workers.stage_times(), cpu);
+}
+
+void BM_train_step_qa_sft(benchmark::State& state) { run_steps(state, "qa-v2.2", qa_step); }
+void BM_train_step_pretrain(benchmark::State& state) {
+  run_steps(state, "paper-pretrain", pretrain_step);
+}
+BENCHMARK(BM_train_step_qa_sft)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_step_pretrain)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace amxqa::bench
@@ -125,6 +318,14 @@ void BM_train_step_reference_amx(benchmark::State& state) {
   state.SkipWithError("trainer library not linked (configure with AMXQA_BUILD_TRAINER=ON)");
 }
 BENCHMARK(BM_train_step_reference_amx);
+void BM_train_step_qa_sft(benchmark::State& state) {
+  state.SkipWithError("trainer library not linked (configure with AMXQA_BUILD_TRAINER=ON)");
+}
+BENCHMARK(BM_train_step_qa_sft);
+void BM_train_step_pretrain(benchmark::State& state) {
+  state.SkipWithError("trainer library not linked (configure with AMXQA_BUILD_TRAINER=ON)");
+}
+BENCHMARK(BM_train_step_pretrain);
 }  // namespace
 
 #endif

@@ -144,6 +144,7 @@ void backward_layers(const ArchConfig& a, std::vector<Param>& P, Work& im, const
 
 StepStats TrainModel::forward_backward(const uint32_t* tokens, size_t n,
                                        const uint8_t* target_mask, const LossOptions& opt) {
+  const FlushSubnormals flush;
   check_tokens(arch_, tokens, n);
   Work& im = *impl_;
   StepStats st;
@@ -164,6 +165,7 @@ StepStats TrainModel::forward_backward(const uint32_t* tokens, size_t n,
 
 StepStats TrainModel::evaluate(const uint32_t* tokens, size_t n, const uint8_t* target_mask,
                                const LossOptions& opt) {
+  const FlushSubnormals flush;
   check_tokens(arch_, tokens, n);
   Work& im = *impl_;
   StepStats st;
@@ -177,6 +179,7 @@ StepStats TrainModel::evaluate(const uint32_t* tokens, size_t n, const uint8_t* 
 
 void TrainModel::last_logits(const uint32_t* tokens, size_t n, std::vector<float>& logits,
                              const LossOptions& opt) {
+  const FlushSubnormals flush;
   check_tokens(arch_, tokens, n);
   Work& im = *impl_;
   StepStats st;
