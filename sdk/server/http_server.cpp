@@ -51,6 +51,11 @@ constexpr auto kSweepEvery = std::chrono::milliseconds(100);
 // Bytes read from one connection per wake-up, so one fast sender cannot
 // starve the others.
 constexpr size_t kReadBudget = 256 * 1024;
+// Bytes of unfinished requests all connections may hold together, at least
+// (two of the largest bodies always fit): past it the connection holding the
+// most is closed, so many clients sending large bodies slowly cannot take
+// the memory of a connection each times --max-body-bytes.
+constexpr size_t kMinBufferBudget = 256u << 20;
 // Descriptors beyond the connections: listener, epoll, eventfd, signalfd,
 // stdio, the model file and some slack.
 constexpr rlim_t kSpareFds = 32;
@@ -138,6 +143,8 @@ class Server {
   void worker_main(size_t index);
   void accept_all(Clock::time_point now);
   bool evict_one();
+  void keep_buffers_in_budget(Conn* reading);
+  void consume_input(Conn* c, size_t n);
   void on_conn_event(Conn* c, uint32_t events, Clock::time_point now);
   bool read_some(Conn* c);
   void advance(Conn* c, Clock::time_point now);
@@ -163,6 +170,8 @@ class Server {
   int listen_fd_ = -1, epoll_fd_ = -1, event_fd_ = -1, signal_fd_ = -1;
   int port_ = 0;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;
+  size_t buffered_ = 0;  // the sum of conns_' in.size()
+  const size_t buffer_budget_ = std::max(kMinBufferBudget, 2 * options_.max_body_bytes);
   uint64_t next_id_ = 1;
   bool draining_ = false;
   bool accept_paused_ = false;  // out of descriptors: accept again at the next sweep
@@ -302,6 +311,7 @@ void Server::set_events(Conn* c, uint32_t events) {
 
 void Server::close_conn(Conn* c) {
   close(c->fd);  // also takes it out of the epoll set
+  buffered_ -= c->in.size();
   conns_.erase(c->id);
 }
 
@@ -369,6 +379,27 @@ void Server::accept_all(Clock::time_point now) {
   }
 }
 
+void Server::consume_input(Conn* c, size_t n) {
+  c->in.erase(0, n);
+  buffered_ -= n;
+  if (c->in.empty() && c->in.capacity() > 64 * 1024) std::string().swap(c->in);  // an idle connection keeps no large body's buffer
+}
+
+// Over the budget, closes the unfinished requests holding the most bytes
+// (the one just read from included) until it fits again.
+void Server::keep_buffers_in_budget(Conn* reading) {
+  while (buffered_ > buffer_budget_) {
+    Conn* largest = reading;
+    for (auto& [id, conn] : conns_)
+      if (conn->state == State::kRead && conn->in.size() > largest->in.size()) largest = conn.get();
+    if (largest->in.empty()) return;
+    metrics_.count_eviction();
+    const bool self = largest == reading;
+    close_conn(largest);
+    if (self) return;
+  }
+}
+
 // Reads what has arrived, up to the budget. False when the connection was closed.
 bool Server::read_some(Conn* c) {
   static char buf[64 * 1024];  // the epoll thread's only
@@ -376,7 +407,10 @@ bool Server::read_some(Conn* c) {
   while (total < kReadBudget) {
     const ssize_t n = recv(c->fd, buf, sizeof buf, 0);
     if (n > 0) {
-      if (c->state != State::kLinger) c->in.append(buf, static_cast<size_t>(n));
+      if (c->state != State::kLinger) {
+        c->in.append(buf, static_cast<size_t>(n));
+        buffered_ += static_cast<size_t>(n);
+      }
       total += static_cast<size_t>(n);
     } else if (n == 0) {
       c->peer_eof = true;
@@ -435,8 +469,7 @@ void Server::advance(Conn* c, Clock::time_point now) {
       return;
     }
     HttpRequest req = std::move(c->parser.request());
-    c->in.erase(0, c->parser.consumed());
-    if (c->in.empty() && c->in.capacity() > 64 * 1024) std::string().swap(c->in);  // an idle connection keeps no large body's buffer
+    consume_input(c, c->parser.consumed());
     c->parser.reset();
     c->started = c->head_seen = c->continue_sent = false;
     dispatch(c, req, now);
@@ -510,7 +543,7 @@ bool Server::write_some(Conn* c, Clock::time_point now) {
     }
     shutdown(c->fd, SHUT_WR);
     c->state = State::kLinger;
-    c->in.clear();
+    consume_input(c, c->in.size());
     c->deadline = now + kLinger;
     c->since = now;
     set_events(c, EPOLLIN | EPOLLRDHUP);
@@ -526,9 +559,13 @@ bool Server::write_some(Conn* c, Clock::time_point now) {
 void Server::on_conn_event(Conn* c, uint32_t events, Clock::time_point now) {
   if (events & EPOLLERR) return close_conn(c);
   switch (c->state) {
-    case State::kRead:
+    case State::kRead: {
       if (!read_some(c)) return;
-      return advance(c, now);
+      const uint64_t id = c->id;
+      keep_buffers_in_budget(c);
+      if (conns_.count(id)) advance(c, now);
+      return;
+    }
     case State::kLinger:
       read_some(c);
       return;
