@@ -71,7 +71,7 @@ struct BenchWeights {
   std::vector<float> scales;
   WeightView view;
   size_t bytes = 0;
-  BenchWeights(DType dt, Layout lay, uint32_t rows, uint32_t cols) {
+  BenchWeights(DType dt, Layout lay, uint32_t rows, uint32_t cols, uint8_t bits = 8) {
     const size_t n = size_t(rows) * cols;
     f32 = random_floats(n, 7);
     view.dtype = dt;
@@ -88,8 +88,10 @@ struct BenchWeights {
       bytes = n * 2;
     } else {
       i8.resize(n);
-      for (size_t i = 0; i < n; ++i) i8[i] = static_cast<int8_t>(f32[i] * 127.0f);
-      scales.assign(rows, 1.0f / 127.0f);
+      const float qmax = bits == 7 ? 63.0f : 127.0f;  // 7: WeightView::bits
+      for (size_t i = 0; i < n; ++i) i8[i] = static_cast<int8_t>(f32[i] * qmax);
+      scales.assign(rows, 1.0f / qmax);
+      view.bits = bits;
       view.data = i8.data();
       view.scales = scales.data();
       bytes = n;
@@ -129,11 +131,11 @@ void bm_sgemm_bf16_avx512(benchmark::State& state) {
                                                  benchmark::Counter::kIsRate);
 }
 
-void bm_matmul(benchmark::State& state, const Isa isa, DType dt, Layout lay) {
+void bm_matmul(benchmark::State& state, const Isa isa, DType dt, Layout lay, uint8_t bits) {
   if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
   const size_t m = 64;
   const uint32_t rows = 640, cols = 256;
-  const BenchWeights w(dt, lay, rows, cols);
+  const BenchWeights w(dt, lay, rows, cols, bits);
   const std::vector<float> X = random_floats(m * cols, 3);
   std::vector<float> Y(m * rows);
   for (auto _ : state) {
@@ -145,10 +147,10 @@ void bm_matmul(benchmark::State& state, const Isa isa, DType dt, Layout lay) {
   amx_release_thread_state();  // tile kernels keep their configuration per thread
 }
 
-void bm_matvec(benchmark::State& state, const Isa isa, DType dt, Layout lay) {
+void bm_matvec(benchmark::State& state, const Isa isa, DType dt, Layout lay, uint8_t bits) {
   if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
   const uint32_t rows = 2048, cols = 1024;
-  const BenchWeights w(dt, lay, rows, cols);
+  const BenchWeights w(dt, lay, rows, cols, bits);
   const std::vector<float> x = random_floats(cols, 4);
   std::vector<float> y(rows);
   for (auto _ : state) {
@@ -257,12 +259,14 @@ struct DtypeCase {
   const char* name;
   DType dt;
   Layout lay;
+  uint8_t bits = 8;  // i8: 7 = 7-bit weights (AVX2's vpmaddubsw kernel)
 };
 const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
                              {"bf16", DType::bf16, Layout::plain},
                              {"bf16vnni2", DType::bf16, Layout::vnni2},
                              {"i8", DType::i8, Layout::plain},
-                             {"i8vnni4", DType::i8, Layout::vnni4}};
+                             {"i8vnni4", DType::i8, Layout::vnni4},
+                             {"i7vnni4", DType::i8, Layout::vnni4, 7}};
 
 // Registered from a static initialiser so bench_main.cpp needs no knowledge
 // of this file.
@@ -294,11 +298,11 @@ const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
     for (const DtypeCase& d : kDtypes) {
       benchmark::RegisterBenchmark(
           (std::string("BM_matmul_") + d.name + "_" + isa.name).c_str(), bm_matmul, isa, d.dt,
-          d.lay)
+          d.lay, d.bits)
           ->Unit(benchmark::kMicrosecond);
       benchmark::RegisterBenchmark(
           (std::string("BM_matvec_") + d.name + "_" + isa.name).c_str(), bm_matvec, isa, d.dt,
-          d.lay)
+          d.lay, d.bits)
           ->Unit(benchmark::kMicrosecond);
     }
   }
@@ -308,7 +312,7 @@ const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
   for (const DtypeCase& d : kDtypes)
     if (d.dt == DType::bf16)
       benchmark::RegisterBenchmark((std::string("BM_matmul_") + d.name + "_amx").c_str(),
-                                   bm_matmul, amx, d.dt, d.lay)
+                                   bm_matmul, amx, d.dt, d.lay, d.bits)
           ->Unit(benchmark::kMicrosecond);
   return true;
 }();

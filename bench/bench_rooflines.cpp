@@ -6,6 +6,11 @@
 //                                BM_fma_peak_avx512, not repeated here)
 //   BM_peak_bf16_dot_avx512      12 vdpbf16ps zmm chains: 64 flops each
 //   BM_peak_int8_vnni_avx512     12 vpdpbusd zmm chains: 128 int8 ops each
+//   BM_peak_int8_maddubs_avx2    12 vpmaddubsw ymm chains: 64 int8 ops each
+//                                (its pair sums are int16: an exact int32
+//                                product also needs a vpmaddwd per
+//                                vpmaddubsw, so AVX2's int8 GEMMs reach at
+//                                most half of it where both share ports)
 //   BM_read_bw/<bytes>           streaming read of a 32 KiB … 256 MiB buffer
 //                                (L1, L2, L2/L3, L3, L3, DRAM on most cores)
 // The AMX tile peak is bench_amx.cpp's BM_amx_tile_peak.
@@ -84,6 +89,19 @@ __attribute__((target("avx512f,avx512vnni"), noinline)) int int8_vnni_chains(int
   return lanes[0] + lanes[15];
 }
 
+__attribute__((target("avx2"), noinline)) int int8_maddubs_chains(int64_t rounds) {
+  __m256i acc[kChains];
+  const __m256i b = _mm256_set1_epi8(1);
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_epi8(static_cast<char>(i));
+  for (int64_t t = 0; t < rounds; ++t) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_maddubs_epi16(acc[i], b);
+  }
+  __m256i s = acc[0];
+  for (int i = 1; i < kChains; ++i) s = _mm256_add_epi16(s, acc[i]);
+  return _mm256_extract_epi32(s, 0);
+}
+
 // Runs one probe, reporting `ops_per_round` operations per round as GFLOP/s.
 template <typename Probe>
 void run_peak(benchmark::State& state, Probe probe, double ops_per_round) {
@@ -116,6 +134,12 @@ void BM_peak_int8_vnni_avx512(benchmark::State& state) {
   run_peak(state, int8_vnni_chains, kChains * 16.0 * 4.0 * 2.0);  // 16 lanes × 4 bytes × mul+add
 }
 BENCHMARK(BM_peak_int8_vnni_avx512)->MinTime(kProbeSeconds);
+
+void BM_peak_int8_maddubs_avx2(benchmark::State& state) {
+  if (!cpu().has_avx2_fma) return state.SkipWithError("architecture unsupported");
+  run_peak(state, int8_maddubs_chains, kChains * 16.0 * 2.0 * 2.0);  // 16 lanes × 2 bytes × mul+add
+}
+BENCHMARK(BM_peak_int8_maddubs_avx2)->MinTime(kProbeSeconds);
 
 // Sums a buffer with 8 independent vector accumulators (integer adds: one
 // cycle latency, so the loads are the only limit).

@@ -287,6 +287,10 @@ typedef struct amxqa_model_info {
   float no_answer_threshold;
   uint8_t calibrated;                /* 1: the file carries a calibration */
   char calibration_method[63];       /* how it was chosen, e.g. "best F1 on dev-v2.0-calib" */
+  /* Bits per stored weight of the int8 matrices: 7 when every one is 7-bit
+   * (schemas/MODEL.md "7-bit weights": each weight in [-64, 63]), else 8;
+   * 0 when the model has no int8 matrix. */
+  uint32_t weight_bits;
 } amxqa_model_info;
 AMXQA_STRUCT_INIT(amxqa_model_info)
 AMXQA_API amxqa_status amxqa_model_get_info(const amxqa_model* model, amxqa_model_info* info);

@@ -3,7 +3,8 @@
 //
 // int8 products are integer sums, which are exact whatever their order, so
 // every ISA can run them at its full rate and still give the same bits:
-// AMX-INT8 tiles (TDPBSSD), AVX-512 VNNI (vpdpbusd), AVX2 (vpmaddwd) and the
+// AMX-INT8 tiles (TDPBSSD), AVX-512 VNNI (vpdpbusd), AVX2 (vpmaddwd, or
+// vpmaddubsw when a matrix's weights are 7-bit: WeightView::bits) and the
 // scalar oracle. The definition is the tiles' (amx/amx_gemm_impl.h):
 //   1. Each activation row x[0..K) gets one scale: amax = the largest |x[c]|
 //      (a NaN never wins), sx = amax / 127, inv = 1 / sx when sx > 0, else 0.

@@ -1,14 +1,23 @@
 // canonical_i8_avx2.cpp — canonical_i8.h on AVX2, for int8 weights in the
 // vnni4 layout: matvec, matmul and rows_dot of the AVX2 table.
 //
-// AVX2 has no signed x signed byte dot that cannot saturate (vpmaddubsw
-// saturates to int16), so both operands are int16 and vpmaddwd sums pairs of
-// products into int32, exactly. A 32-byte load of vnni4 weights is 8 outputs
-// x 4 columns; each 16-byte half widens to 16 int16 (4 outputs x 4 columns)
-// and meets the row's 4 activations, quantised straight to int16 and
-// broadcast as one qword. Each output collects two int32 lanes (columns 0-1
-// and 2-3 of every group), added by hadd at the end: integer sums, so the
-// bits are canonical_i8.h's whatever the order.
+// A 32-byte load of vnni4 weights is 8 outputs x 4 columns; each activation
+// row's 4 columns of a group are broadcast and meet all 8. Two products,
+// both exact, so the bits are canonical_i8.h's whatever the order:
+// - 7-bit weights (WeightView::bits == 7: every w in [-64, 63]): vpmaddubsw
+//   multiplies unsigned by signed bytes and sums pairs into int16, saturating.
+//   The weights are made unsigned (w + 64 in [0, 127], one vpaddb per load)
+//   and meet the signed activations q in [-127, 127]: a pair sum is at most
+//   2 · 127 · 127 = 32,258 < 32,767, so it never saturates. vpmaddwd by ones
+//   sums the two pairs of each output into int32, and 64 · Σq of the row,
+//   counted while quantising, is subtracted at the end:
+//   Σ (w + 64) q − 64 Σ q = Σ w q. One multiply-add pair per 32 products,
+//   no widening.
+// - 8-bit weights (today's files, w in [-128, 127]): a pair of 8-bit
+//   products can exceed int16, so both operands are widened to int16 and
+//   vpmaddwd sums pairs into int32 (each 16-byte half of a load widens to 4
+//   outputs x 4 columns; each output collects two int32 lanes, added by hadd
+//   at the end).
 //
 // Rows longer than kMaxCols, plain-layout weights and ids past int32 go to
 // the scalar table, which computes the same bits.
@@ -32,78 +41,161 @@ inline __m256i lanes8(size_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n > 8 ? 8 : n)), idx);
 }
 
-// One activation row, quantised (steps 1 and 2) to int16: dst[0..k) = q,
-// zeros up to a multiple of 4; returns sx.
-float quantize_row(const float* x, size_t k, int16_t* dst) {
+// 8 int32 q (each in [-127, 127]) as the first 8 elements of a vector of T.
+inline __m128i narrow8(__m256i v, int16_t*) {
+  return _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packs_epi32(v, v), 0x08));
+}
+inline __m128i narrow8(__m256i v, int8_t*) {
+  const __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(v, v), _mm256_setzero_si256());
+  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
+}
+
+// 32 int32 q (v[0..3], 8 each) stored in order as T: the packs work within
+// 128-bit lanes, the permutes put the values back in order. (Saturating
+// packs lose nothing: every q is in [-127, 127].)
+inline void store32(const __m256i* v, int16_t* dst) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst),
+                      _mm256_permute4x64_epi64(_mm256_packs_epi32(v[0], v[1]), 0xd8));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 16),
+                      _mm256_permute4x64_epi64(_mm256_packs_epi32(v[2], v[3]), 0xd8));
+}
+inline void store32(const __m256i* v, int8_t* dst) {
+  const __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst),
+                      _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+// Step 2 for 8 values: NaN -> 0, clamped, rounded half to even (vcvtps2dq
+// under the default MXCSR).
+inline __m256i quantize8(__m256 x, __m256 inv) {
+  const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
+  __m256 q = _mm256_mul_ps(x, inv);
+  q = _mm256_andnot_ps(_mm256_cmp_ps(q, q, _CMP_UNORD_Q), q);
+  return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(q, lo), hi));
+}
+
+// One activation row, quantised (steps 1 and 2) to T (int16 or int8):
+// dst[0..k) = q, zeros up to a multiple of 4; returns sx, *qsum = Σ q.
+// Blocks of 32 values (four independent max chains, one 32-byte store of
+// int8 or two of int16), then the rest 8 at a time, masked.
+template <class T>
+float quantize_row(const float* x, size_t k, T* dst, int32_t* qsum) {
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  __m256 amax = _mm256_setzero_ps();
-  for (size_t c = 0; c < k; c += 8) {
-    const __m256 a = _mm256_and_ps(_mm256_maskload_ps(x + c, lanes8(k - c)), abs_mask);
-    amax = _mm256_max_ps(a, amax);  // a NaN in a returns amax: NaN never wins
-  }
+  const size_t full = k / 32 * 32;
+  __m256 m4[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  // (max returns its second operand when the first is a NaN: NaN never wins;
+  // max is exact in any order.)
+  size_t c = 0;
+  for (; c < full; c += 32)
+    for (int j = 0; j < 4; ++j)
+      m4[j] = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(x + c + 8 * j), abs_mask), m4[j]);
+  for (; c < k; c += 8)
+    m4[0] = _mm256_max_ps(_mm256_and_ps(_mm256_maskload_ps(x + c, lanes8(k - c)), abs_mask), m4[0]);
   alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, amax);
+  _mm256_store_ps(lanes, _mm256_max_ps(_mm256_max_ps(m4[0], m4[1]), _mm256_max_ps(m4[2], m4[3])));
   float m = 0.0f;
   for (float v : lanes) m = v > m ? v : m;
   const float sx = m / 127.0f;
   const __m256 inv = _mm256_set1_ps(inverse(sx));
-  const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
-  for (size_t c = 0; c < k; c += 8) {
-    __m256 q = _mm256_mul_ps(_mm256_maskload_ps(x + c, lanes8(k - c)), inv);
-    q = _mm256_andnot_ps(_mm256_cmp_ps(q, q, _CMP_UNORD_Q), q);  // NaN -> 0
-    const __m256i v = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(q, lo), hi));  // RNE
-    const __m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(v, v), 0x08);
-    alignas(16) int16_t t[8];
-    _mm_store_si128(reinterpret_cast<__m128i*>(t), _mm256_castsi256_si128(p));
-    std::memcpy(dst + c, t, (k - c < 8 ? k - c : 8) * sizeof(int16_t));
+  __m256i sum = _mm256_setzero_si256();
+  for (c = 0; c < full; c += 32) {
+    __m256i v[4];
+    for (int j = 0; j < 4; ++j) v[j] = quantize8(_mm256_loadu_ps(x + c + 8 * j), inv);
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(v[0], v[1]), _mm256_add_epi32(v[2], v[3])));
+    store32(v, dst + c);
   }
-  for (size_t c = k; c % 4; ++c) dst[c] = 0;
+  for (; c < k; c += 8) {
+    const __m256i v = quantize8(_mm256_maskload_ps(x + c, lanes8(k - c)), inv);
+    sum = _mm256_add_epi32(sum, v);  // lanes past k loaded 0: q = 0
+    alignas(16) T t[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(t), narrow8(v, t));
+    std::memcpy(dst + c, t, (k - c < 8 ? k - c : 8) * sizeof(T));
+  }
+  for (size_t z = k; z % 4; ++z) dst[z] = 0;
+  alignas(32) int32_t s[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(s), sum);
+  *qsum = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
   return sx;
 }
 
+// A block of activation rows, quantised to T; corr is what each row's sums
+// carry on top of Σ w q (Bias · Σ q).
+template <class T, int Bias>
 struct QRows {
-  alignas(32) int16_t q[kMR][kMaxCols];
+  alignas(32) T q[kMR][kMaxCols];
   float sx[kMR];
+  int32_t corr[kMR];
   void quantize(const float* X, size_t ldx, size_t m, size_t k) {
-    for (size_t i = 0; i < m; ++i) sx[i] = quantize_row(X + i * ldx, k, q[i]);
+    for (size_t i = 0; i < m; ++i) {
+      int32_t s;
+      sx[i] = quantize_row(X + i * ldx, k, q[i], &s);
+      corr[i] = static_cast<int32_t>(static_cast<uint32_t>(s) * Bias);
+    }
   }
-  __m256i quad(size_t i, size_t g) const {
+};
+
+// 8-bit weights: int16 operands, vpmaddwd. Acc: outputs 0-3 (lo) and 4-7
+// (hi), two int32 lanes each.
+struct Wide {
+  using Rows = QRows<int16_t, 0>;
+  struct B {
+    __m256i lo, hi;
+  };
+  struct Acc {
+    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+  };
+  static B weights(__m256i b) {
+    return {_mm256_cvtepi8_epi16(_mm256_castsi256_si128(b)),
+            _mm256_cvtepi8_epi16(_mm256_extracti128_si256(b, 1))};
+  }
+  static __m256i x(const Rows& a, size_t i, size_t g) {
     int64_t v;
-    std::memcpy(&v, q[i] + 4 * g, 8);
+    std::memcpy(&v, a.q[i] + 4 * g, 8);
     return _mm256_set1_epi64x(v);
   }
+  static void step(Acc& acc, const B& b, __m256i x) {
+    acc.lo = _mm256_add_epi32(acc.lo, _mm256_madd_epi16(b.lo, x));
+    acc.hi = _mm256_add_epi32(acc.hi, _mm256_madd_epi16(b.hi, x));
+  }
+  static __m256i sums(const Acc& acc) {
+    return _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc.lo, acc.hi), 0xd8);
+  }
 };
 
-// 8 outputs' weights for one group (32 bytes) widened to int16: outputs 0-3
-// and 4-7.
-struct Wide8 {
-  __m256i lo, hi;
+// 7-bit weights: w + 64 unsigned against signed q, vpmaddubsw + vpmaddwd by
+// ones (exact: see the top of the file). Acc: one int32 lane per output.
+struct Narrow {
+  using Rows = QRows<int8_t, 64>;
+  using B = __m256i;
+  struct Acc {
+    __m256i v = _mm256_setzero_si256();
+  };
+  static B weights(__m256i b) { return _mm256_add_epi8(b, _mm256_set1_epi8(64)); }
+  static __m256i x(const Rows& a, size_t i, size_t g) {
+    int32_t v;
+    std::memcpy(&v, a.q[i] + 4 * g, 4);
+    return _mm256_set1_epi32(v);
+  }
+  static void step(Acc& acc, B b, __m256i x) {
+    acc.v = _mm256_add_epi32(acc.v, _mm256_madd_epi16(_mm256_maddubs_epi16(b, x), _mm256_set1_epi16(1)));
+  }
+  static __m256i sums(const Acc& acc) { return acc.v; }
 };
-inline Wide8 widen8(__m256i b) {
-  return {_mm256_cvtepi8_epi16(_mm256_castsi256_si128(b)),
-          _mm256_cvtepi8_epi16(_mm256_extracti128_si256(b, 1))};
-}
 
-// acc += the 8 outputs' products with x: lo holds outputs 0-3, hi 4-7, two
-// int32 lanes each.
-inline void madd8(const Wide8& b, __m256i x, __m256i* lo, __m256i* hi) {
-  *lo = _mm256_add_epi32(*lo, _mm256_madd_epi16(b.lo, x));
-  *hi = _mm256_add_epi32(*hi, _mm256_madd_epi16(b.hi, x));
-}
-
-// Step 4 for up to 8 outputs of one row; sw are their weight scales.
-inline void store(float* y, size_t n, __m256i lo, __m256i hi, float sx, const float* sw) {
-  const __m256i acc = _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xd8);
+// Step 4 for up to 8 outputs of one row: acc − corr = Σ w q; sw are their
+// weight scales.
+inline void store(float* y, size_t n, __m256i acc, int32_t corr, float sx, const float* sw) {
   const __m256i m = lanes8(n);
-  const __m256 v = _mm256_mul_ps(_mm256_maskload_ps(sw, m),
-                                 _mm256_mul_ps(_mm256_set1_ps(sx), _mm256_cvtepi32_ps(acc)));
+  const __m256 s = _mm256_cvtepi32_ps(_mm256_sub_epi32(acc, _mm256_set1_epi32(corr)));
+  const __m256 v = _mm256_mul_ps(_mm256_maskload_ps(sw, m), _mm256_mul_ps(_mm256_set1_ps(sx), s));
   if (n >= 8) _mm256_storeu_ps(y, v);
   else _mm256_maskstore_ps(y, m, v);
 }
 
 // Y[i][j0 .. j0 + 8 NB) for rows i < M of `a`, nj valid outputs from j0.
-template <int M, int NB>
-void kernel(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y, size_t ldy) {
+template <class P, int M, int NB>
+void kernel(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
+            size_t ldy) {
   const uint8_t* d = static_cast<const uint8_t*>(w.data);
   const size_t n = w.rows, groups = w.cols / 4;
   __m256i mask[NB];
@@ -111,22 +203,18 @@ void kernel(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
   for (int z = 0; z < NB; ++z) mask[z] = lanes8(nj > size_t(8 * z) ? nj - 8 * z : 0);
   // Fully unrolled loops over the register block, so that the accumulators
   // stay in registers.
-  __m256i lo[M][NB], hi[M][NB];
-#pragma GCC unroll 8
-  for (int i = 0; i < M; ++i)
-#pragma GCC unroll 8
-    for (int z = 0; z < NB; ++z) lo[i][z] = hi[i][z] = _mm256_setzero_si256();
+  typename P::Acc acc[M][NB];
   for (size_t g = 0; g < groups; ++g) {
     const uint8_t* src = d + (g * n + j0) * 4;
-    Wide8 b[NB];
+    typename P::B b[NB];
 #pragma GCC unroll 8
     for (int z = 0; z < NB; ++z)
-      b[z] = widen8(_mm256_maskload_epi32(reinterpret_cast<const int*>(src + 32 * z), mask[z]));
+      b[z] = P::weights(_mm256_maskload_epi32(reinterpret_cast<const int*>(src + 32 * z), mask[z]));
 #pragma GCC unroll 8
     for (int i = 0; i < M; ++i) {
-      const __m256i x = a.quad(i, g);
+      const __m256i x = P::x(a, i, g);
 #pragma GCC unroll 8
-      for (int z = 0; z < NB; ++z) madd8(b[z], x, &lo[i][z], &hi[i][z]);
+      for (int z = 0; z < NB; ++z) P::step(acc[i][z], b[z], x);
     }
   }
 #pragma GCC unroll 8
@@ -134,24 +222,64 @@ void kernel(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
 #pragma GCC unroll 8
     for (int z = 0; z < NB; ++z)
       if (nj > size_t(8 * z))
-        store(Y + i * ldy + j0 + 8 * z, nj - 8 * z, lo[i][z], hi[i][z], a.sx[i],
-            w.scales + j0 + 8 * z);
+        store(Y + i * ldy + j0 + 8 * z, nj - 8 * z, P::sums(acc[i][z]), a.corr[i], a.sx[i],
+              w.scales + j0 + 8 * z);
 }
-
 
 // The micro-kernels as canonical_i8_blocks.h calls them: prefill panels of
 // 8 outputs, decode panels of 32 (more independent sums per row).
-template <int M>
-struct Block {
-  static void run(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y, size_t ldy) {
-    kernel<M, 1>(a, w, j0, nj, Y, ldy);
-  }
-};
 constexpr size_t kPanel = 8;
-template <int M>
-struct DecodeBlock {
-  static void run(const QRows& a, const WeightView& w, size_t j0, size_t nj, float* Y, size_t ldy) {
-    kernel<M, 4>(a, w, j0, nj, Y, ldy);
+template <class P>
+struct Kernels {
+  template <int M>
+  struct Block {
+    static void run(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
+                    size_t ldy) {
+      kernel<P, M, 1>(a, w, j0, nj, Y, ldy);
+    }
+  };
+  template <int M>
+  struct DecodeBlock {
+    static void run(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
+                    size_t ldy) {
+      kernel<P, M, 4>(a, w, j0, nj, Y, ldy);
+    }
+  };
+
+  static void matmul(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+                     size_t ldy) {
+    typename P::Rows a;
+    matmul_blocks<Block, kPanel>(a, w, X, ldx, m, Y, ldy);
+  }
+
+  // Decode: one row, 32 outputs per pass (4 to 8 independent sums in flight).
+  static void matvec(const WeightView& w, const float* x, float* y) {
+    typename P::Rows a;
+    a.quantize(x, 0, 1, w.cols);
+    sweep<DecodeBlock, 1, 32>(a, w, y, 0);
+  }
+
+  // The selected rows, 8 at a time: each group's dwords are gathered.
+  static void rows_dot(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
+                       float* out) {
+    typename P::Rows a;
+    a.quantize(x, 0, 1, w.cols);
+    const int* d = static_cast<const int*>(w.data);
+    const size_t groups = w.cols / 4;
+    for (size_t i0 = 0; i0 < n; i0 += 8) {
+      const size_t g8 = n - i0 < 8 ? n - i0 : 8;
+      alignas(32) int idx[8];
+      alignas(32) float sw[8];
+      for (size_t r = 0; r < 8; ++r) {
+        idx[r] = static_cast<int>(ids[i0 + (r < g8 ? r : 0)]);  // spare lanes repeat a row
+        sw[r] = w.scales[idx[r]];
+      }
+      const __m256i vi = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
+      typename P::Acc acc;
+      for (size_t g = 0; g < groups; ++g)
+        P::step(acc, P::weights(_mm256_i32gather_epi32(d + g * w.rows, vi, 4)), P::x(a, 0, g));
+      store(out + i0, g8, P::sums(acc), a.corr[0], a.sx[0], sw);
+    }
   }
 };
 
@@ -161,38 +289,19 @@ bool fits_avx2(const WeightView& w) { return fits(w, kMaxCols); }
 
 void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
                  size_t ldy) {
-  QRows a;
-  matmul_blocks<Block, kPanel>(a, w, X, ldx, m, Y, ldy);
+  if (w.bits == 7) return Kernels<Narrow>::matmul(w, X, ldx, m, Y, ldy);
+  Kernels<Wide>::matmul(w, X, ldx, m, Y, ldy);
 }
 
-// Decode: one row, 32 outputs per pass (8 independent sums in flight).
 void matvec_avx2(const WeightView& w, const float* x, float* y) {
-  QRows a;
-  a.quantize(x, 0, 1, w.cols);
-  sweep<DecodeBlock, 1, 32>(a, w, y, 0);
+  if (w.bits == 7) return Kernels<Narrow>::matvec(w, x, y);
+  Kernels<Wide>::matvec(w, x, y);
 }
 
-// The selected rows, 8 at a time: each group's dwords are gathered.
 void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                    float* out) {
-  QRows a;
-  a.quantize(x, 0, 1, w.cols);
-  const int* d = static_cast<const int*>(w.data);
-  const size_t groups = w.cols / 4;
-  for (size_t i0 = 0; i0 < n; i0 += 8) {
-    const size_t g8 = n - i0 < 8 ? n - i0 : 8;
-    alignas(32) int idx[8];
-    alignas(32) float sw[8];
-    for (size_t r = 0; r < 8; ++r) {
-      idx[r] = static_cast<int>(ids[i0 + (r < g8 ? r : 0)]);  // spare lanes repeat a row
-      sw[r] = w.scales[idx[r]];
-    }
-    const __m256i vi = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
-    __m256i lo = _mm256_setzero_si256(), hi = lo;
-    for (size_t g = 0; g < groups; ++g)
-      madd8(widen8(_mm256_i32gather_epi32(d + g * w.rows, vi, 4)), a.quad(0, g), &lo, &hi);
-    store(out + i0, g8, lo, hi, a.sx[0], sw);
-  }
+  if (w.bits == 7) return Kernels<Narrow>::rows_dot(w, ids, n, x, out);
+  Kernels<Wide>::rows_dot(w, ids, n, x, out);
 }
 
 }  // namespace amxqa::canonical_i8

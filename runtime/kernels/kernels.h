@@ -22,6 +22,11 @@ struct WeightView {
   uint32_t rows = 0, cols = 0;
   const void* data = nullptr;
   const float* scales = nullptr;  // i8 only
+  // i8 only: 7 when every weight is in [-64, 63] (the file's
+  // Tensor.weight_bits, checked when the model is opened), else 8. The
+  // product is canonical_i8.h's either way; 7 lets AVX2 use vpmaddubsw,
+  // whose pair sums then cannot saturate.
+  uint8_t bits = 8;
 };
 
 // bf16 <-> f32 (round to nearest even; NaN stays NaN).

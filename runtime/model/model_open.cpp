@@ -51,7 +51,10 @@ WeightView view_of(const fb::Model& m, const char* name) {
   v.rows = 1;
   for (uint32_t i = 0; i + 1 < shape->size(); ++i) v.rows *= shape->Get(i);  // stacked: E * rows
   v.data = blob + t->offset();
-  if (v.dtype == DType::i8) v.scales = reinterpret_cast<const float*>(blob + t->scale_offset());
+  if (v.dtype == DType::i8) {
+    v.scales = reinterpret_cast<const float*>(blob + t->scale_offset());
+    v.bits = t->weight_bits();  // 7 or 8, checked by model_validate.cpp
+  }
   return v;
 }
 
@@ -241,7 +244,9 @@ AMXQA_API amxqa_status amxqa_model_get_info(const amxqa_model* model, amxqa_mode
 
   uint64_t largest = 0, params = 0, inactive = 0;
   DType largest_dtype = DType::f32;
+  info->weight_bits = 0;
   for (const fb::Tensor* t : *m.tensors()) {
+    if (t->dtype() == fb::DType::i8 && info->weight_bits != 8) info->weight_bits = t->weight_bits();
     uint64_t elems = 1;
     for (uint32_t d : *t->shape()) elems *= d;  // bounded by validation
     params += elems;

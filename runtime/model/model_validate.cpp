@@ -424,7 +424,8 @@ void format_shape(char* out, size_t cap, const flatbuffers::Vector<uint32_t>* sh
 }
 
 // Checks one tensor against its rule; stops at the tensor's first problem.
-void check_tensor(const TensorRule& r, const fb::Tensor& t, uint64_t blob_size, CheckSink& s) {
+void check_tensor(const TensorRule& r, const fb::Tensor& t, const uint8_t* blob, uint64_t blob_size,
+                  CheckSink& s) {
   const char* nm = r.name;
   const auto* shape = t.shape();
   bool shape_ok = shape && shape->size() == r.rank;
@@ -495,6 +496,12 @@ void check_tensor(const TensorRule& r, const fb::Tensor& t, uint64_t blob_size, 
            nm, ull(t.offset()), ull(end), ull(blob_size));
     return;
   }
+  const unsigned bits = t.weight_bits();
+  if (bits != 8 && !(dt == 2 && bits == 7)) {
+    s.fail(AMXQA_ERR_MODEL_TENSOR, "tensor %s: weight_bits %u with dtype %s (i8 takes 7 or 8, others 8)",
+           nm, bits, dtype_name(dt));
+    return;
+  }
   if (dt != 2) return;
   // i8: one f32 scale per row (product(shape[:-1]) rows), 64-aligned like the data.
   const uint64_t rows = elems / cols;
@@ -513,7 +520,19 @@ void check_tensor(const TensorRule& r, const fb::Tensor& t, uint64_t blob_size, 
     s.fail(AMXQA_ERR_MODEL_TENSOR,
            "tensor %s: scales [%llu, %llu) lie outside the %llu-byte weights", nm,
            ull(t.scale_offset()), ull(scale_end), ull(blob_size));
+    return;
   }
+  // 7-bit weights: AVX2's vpmaddubsw product is exact only inside [-64, 63]
+  // (canonical_i8_avx2.cpp), so the promise is checked byte by byte.
+  if (bits != 7) return;
+  const int8_t* q = reinterpret_cast<const int8_t*>(blob + t.offset());
+  for (uint64_t i = 0; i < t.size(); ++i)
+    if (q[i] < -64 || q[i] > 63) {
+      s.fail(AMXQA_ERR_MODEL_TENSOR,
+             "tensor %s: weight_bits 7, but stored weight %llu is %d (outside [-64, 63])", nm,
+             ull(i), int(q[i]));
+      return;
+    }
 }
 
 void check_tensors(const fb::Model& m, const uint8_t* data, CheckSink& s) {
@@ -551,7 +570,7 @@ void check_tensors(const fb::Model& m, const uint8_t* data, CheckSink& s) {
       s.fail(AMXQA_ERR_MODEL_TENSOR, "tensor %s: appears %u times", rules[i].name, count);
       continue;
     }
-    check_tensor(rules[i], *found, blob_size, s);
+    check_tensor(rules[i], *found, blob ? blob->data() : nullptr, blob_size, s);
   }
   if (matched == tensors.size()) return;
   for (uint32_t j = 0; j < tensors.size(); ++j) {

@@ -51,6 +51,9 @@ struct TensorSpec {
   std::vector<float> values;  // product(shape) floats, logical row-major
   DType dtype = DType::f32;
   Layout layout = Layout::plain;
+  // i8 only: 7 stores q in [-63, 63] (scale = absmax / 63; MODEL.md "7-bit
+  // weights"), 8 in [-127, 127] (scale = absmax / 127).
+  uint8_t weight_bits = 8;
 };
 
 struct Provenance {

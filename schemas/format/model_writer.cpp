@@ -47,6 +47,8 @@ Placement place(const TensorSpec& t, uint64_t& cursor) {
   for (size_t i = 0; i + 2 < t.shape.size(); ++i) p.slices *= t.shape[i];
   if (t.layout == Layout::vnni2 && (t.dtype != DType::bf16 || t.shape.size() < 2 || p.cols % 2))
     throw std::runtime_error(what + "vnni2 needs a bf16 matrix with an even number of columns");
+  if (t.weight_bits != 8 && !(t.weight_bits == 7 && t.dtype == DType::i8))
+    throw std::runtime_error(what + "weight_bits is 8, or 7 for an i8 matrix");
   if (t.layout == Layout::vnni4 && (t.dtype != DType::i8 || t.shape.size() < 2 || p.cols % 4))
     throw std::runtime_error(what + "vnni4 needs an i8 matrix with a multiple of 4 columns");
   p.offset = align64(cursor);
@@ -74,15 +76,16 @@ void store(const TensorSpec& t, const Placement& p, uint8_t* blob) {
   uint8_t* dst = blob + p.offset;
   float* scales = t.dtype == DType::i8 ? reinterpret_cast<float*>(blob + p.scale_offset) : nullptr;
   const uint64_t slice_elems = p.rows * p.cols;
+  const float qmax = t.weight_bits == 7 ? 63.f : 127.f;
   for (uint64_t s = 0; s < p.slices; ++s) {
     for (uint64_t r = 0; r < p.rows; ++r) {
       const float* row = t.values.data() + s * slice_elems + r * p.cols;
       float inv_scale = 0.f;
       if (scales) {
-        // Symmetric per-row absmax: w = scale * q, q in [-127, 127].
+        // Symmetric per-row absmax: w = scale * q, q in [-qmax, qmax].
         float absmax = 0.f;
         for (uint64_t c = 0; c < p.cols; ++c) absmax = std::max(absmax, std::fabs(row[c]));
-        const float scale = absmax / 127.f;
+        const float scale = absmax / qmax;
         scales[s * p.rows + r] = scale;
         inv_scale = scale > 0.f ? 1.f / scale : 0.f;
       }
@@ -97,7 +100,7 @@ void store(const TensorSpec& t, const Placement& p, uint8_t* blob) {
           }
           case DType::i8: {
             const float q = std::nearbyint(row[c] * inv_scale);
-            dst[i] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(q, -127.f, 127.f)));
+            dst[i] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(q, -qmax, qmax)));
             break;
           }
         }
@@ -179,7 +182,8 @@ std::vector<uint8_t> write_model(const ModelSpec& spec) {
     const TensorSpec& t = spec.tensors[i];
     tensors.push_back(fb::CreateTensor(fbb, fbb.CreateString(t.name), static_cast<fb::DType>(t.dtype),
                                        static_cast<fb::Layout>(t.layout), fbb.CreateVector(t.shape),
-                                       placed[i].offset, placed[i].size, placed[i].scale_offset));
+                                       placed[i].offset, placed[i].size, placed[i].scale_offset,
+                                       t.weight_bits));
   }
   const auto ftensors = fbb.CreateVector(tensors);
 

@@ -53,7 +53,8 @@ int cmd_inspect(int argc, char** argv, int first) {
   const double masked_pct = i.vocab_size ? 100.0 * i.vocab_masked / i.vocab_size : 0.0;
   std::printf("vocabulary     %u tokens; mask forbids %u (%.1f%%), allows %u\n", i.vocab_size, i.vocab_masked,
               masked_pct, i.vocab_size - i.vocab_masked);
-  std::printf("weights        %s, %.2f MiB\n", i.weight_dtype, mib(i.weight_bytes));
+  std::printf("weights        %s%s, %.2f MiB\n", i.weight_dtype,
+              i.weight_bits == 7 ? " (7-bit: every int8 weight in [-64, 63])" : "", mib(i.weight_bytes));
   std::printf("parameters     %.3f M total, %.3f M active per token\n", millions(i.param_count),
               millions(i.active_param_count));
   std::printf("trainer        %s\n", i.trainer_version[0] ? i.trainer_version : "(unknown)");

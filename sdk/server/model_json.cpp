@@ -32,6 +32,7 @@ json model_object(const amxqa::Model& model) {
                {"moe_layer_count", i.moe_layer_count},
                {"vocab_size", i.vocab_size},
                {"weight_dtype", text(i.weight_dtype)},
+               {"weight_bits", i.weight_bits},
                {"param_count", i.param_count},
                {"active_param_count", i.active_param_count}};
   json scores = json::object();

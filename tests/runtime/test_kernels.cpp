@@ -88,7 +88,8 @@ struct TestWeights {
   std::vector<float> scales;
 };
 
-TestWeights make_weights(DType dt, Layout lay, uint32_t rows, uint32_t cols) {
+// bits 7: i8 weights in [-64, 63] (WeightView::bits, the AVX2 vpmaddubsw path).
+TestWeights make_weights(DType dt, Layout lay, uint32_t rows, uint32_t cols, uint8_t bits = 8) {
   TestWeights t;
   t.logical.resize(size_t(rows) * cols);
   t.view.dtype = dt;
@@ -114,7 +115,8 @@ TestWeights make_weights(DType dt, Layout lay, uint32_t rows, uint32_t cols) {
     t.i8.resize(t.logical.size());
     t.scales.resize(rows);
     for (float& s : t.scales) s = uniform(0.001f, 0.02f);
-    std::uniform_int_distribution<int> q(-127, 127);
+    std::uniform_int_distribution<int> q(bits == 7 ? -64 : -127, bits == 7 ? 63 : 127);
+    t.view.bits = bits;
     for (size_t r = 0; r < rows; ++r)
       for (size_t c = 0; c < cols; ++c) {
         const int8_t v = static_cast<int8_t>(q(rng()));
@@ -156,12 +158,14 @@ struct Case {
   DType dt;
   Layout lay;
   const char* name;
+  uint8_t bits = 8;
 };
 const Case kCases[] = {{DType::f32, Layout::plain, "f32"},
                        {DType::bf16, Layout::plain, "bf16"},
                        {DType::bf16, Layout::vnni2, "bf16_vnni2"},
                        {DType::i8, Layout::plain, "i8"},
-                       {DType::i8, Layout::vnni4, "i8_vnni4"}};
+                       {DType::i8, Layout::vnni4, "i8_vnni4"},
+                       {DType::i8, Layout::vnni4, "i7_vnni4", 7}};
 
 bool cols_ok(Layout lay, uint32_t cols) {
   return lay == Layout::plain || (lay == Layout::vnni2 && cols % 2 == 0) ||
@@ -248,7 +252,7 @@ TEST_SUITE("unit") {
       for (uint32_t rows : kRows)
         for (uint32_t cols : kCols) {
           if (!cols_ok(cs.lay, cols)) continue;
-          const TestWeights t = make_weights(cs.dt, cs.lay, rows, cols);
+          const TestWeights t = make_weights(cs.dt, cs.lay, rows, cols, cs.bits);
           const std::vector<float> x = random_vec(cols);
           std::vector<float> ref, mag, y(rows);
           reference_matvec(t, x.data(), ref, mag);
@@ -273,7 +277,7 @@ TEST_SUITE("unit") {
         for (uint32_t rows : kRows)
           for (uint32_t cols : kCols) {
             if (!cols_ok(cs.lay, cols)) continue;
-            const TestWeights t = make_weights(cs.dt, cs.lay, rows, cols);
+            const TestWeights t = make_weights(cs.dt, cs.lay, rows, cols, cs.bits);
             const std::string what = std::string(tb.label) + " " + cs.name + " " +
                                      std::to_string(rows) + "x" + std::to_string(cols);
             // Magnitudes: Σ|w||x| per output, from the logical matrix.
@@ -463,7 +467,10 @@ TEST_SUITE("unit") {
 
   // canonical_i8.h at its edges: rows that are all zero, hold a NaN or an
   // inf, are tiny (denormal scale) or huge, values exactly half a step apart
-  // (round half to even), weights of -128 and 127, every column count the
+  // (round half to even), all at +-amax (every q = +-127), weights at both
+  // ends of their range (8-bit: -128 and 127; 7-bit: -64 and 63, in runs of
+  // whole vnni4 groups, so that AVX2's vpmaddubsw sees its largest pair sums,
+  // 2 · 127 · 127 with the weights made unsigned), every column count the
   // vector kernels take and one they hand to the oracle, m on both sides of
   // the tiles' threshold (16) and of the micro-kernels' row blocks.
   TEST_CASE("i8 products: every table and the tiles give the oracle's bits at the edges") {
@@ -473,28 +480,39 @@ TEST_SUITE("unit") {
     const float inf = std::numeric_limits<float>::infinity();
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const float edge[] = {0.5f, 1.5f, -2.5f, 1e-39f, -3e-39f, 3e38f, 0.0f, -0.0f, 127.0f, -1.0f};
-    // Row kinds, by row index modulo 6: plain random, with edge values, all
-    // zero, one NaN, one inf, all tiny.
+    // Row kinds, by row index modulo 7: plain random, with edge values, all
+    // zero, one NaN, one inf, all tiny, all +-1 in runs of 8 (q = +-127).
     auto row_of = [&](size_t i, size_t n) {
       std::vector<float> v = random_vec(n);
-      switch (i % 6) {
+      switch (i % 7) {
         case 1: for (size_t c = 0; c < n; c += 3) v[c] = edge[(c / 3) % 10]; break;
         case 2: std::fill(v.begin(), v.end(), 0.0f); break;
         case 3: v[n / 2] = nan; break;
         case 4: v[n / 3] = -inf; break;
         case 5: for (float& f : v) f *= 1e-38f; break;
+        case 6: for (size_t c = 0; c < n; ++c) v[c] = (c / 8) % 2 ? -1.0f : 1.0f; break;
         default: break;
       }
       return v;
     };
     const Kernels& s = kernels_scalar();
+    for (uint8_t bits : {8, 7})
     for (uint32_t cols : {4u, 32u, 36u, 64u, 520u, 4100u}) {
       const uint32_t rows = 37;
-      TestWeights t = make_weights(DType::i8, Layout::vnni4, rows, cols);
-      for (size_t i = 0; i < t.i8.size(); i += 7) t.i8[i] = (i / 7) % 2 ? int8_t(-128) : int8_t(127);
+      TestWeights t = make_weights(DType::i8, Layout::vnni4, rows, cols, bits);
+      if (bits == 8) {
+        for (size_t i = 0; i < t.i8.size(); i += 7) t.i8[i] = (i / 7) % 2 ? int8_t(-128) : int8_t(127);
+      } else {
+        // Runs of 3 groups of one output at 63, of 2 at -64 (vnni4: 4 bytes a group).
+        for (size_t i = 0; i < t.i8.size(); ++i) {
+          const size_t run = (i / 4) % 5;
+          if (run < 3) t.i8[i] = 63;
+          else if (run == 3) t.i8[i] = -64;
+        }
+      }
       for (const Table& tb : tables) {
-        const std::string what = std::string(tb.label) + " i8 vnni4 " + std::to_string(rows) + "x" +
-                                 std::to_string(cols);
+        const std::string what = std::string(tb.label) + (bits == 7 ? " i7" : " i8") + " vnni4 " +
+                                 std::to_string(rows) + "x" + std::to_string(cols);
         for (size_t m : {size_t(1), size_t(5), size_t(7), size_t(16), size_t(17), size_t(33)}) {
           std::vector<float> X;
           for (size_t i = 0; i < m; ++i) {
@@ -506,7 +524,7 @@ TEST_SUITE("unit") {
           tb.k->matmul(t.view, X.data(), cols, m, Yg.data(), rows);
           check_same_bits(Yg.data(), Yw.data(), Yg.size(), "matmul m=" + std::to_string(m) + " " + what);
         }
-        for (size_t kind = 0; kind < 6; ++kind) {
+        for (size_t kind = 0; kind < 7; ++kind) {
           const std::vector<float> x = row_of(kind, cols);
           std::vector<float> yw(rows), yg(rows);
           s.matvec(t.view, x.data(), yw.data());

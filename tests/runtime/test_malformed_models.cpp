@@ -34,6 +34,7 @@ struct RawTensor {
   uint8_t dtype = 0, layout = 0;
   std::vector<uint32_t> shape;
   uint64_t offset = 0, size = 0, scale_offset = 0;
+  uint8_t weight_bits = 8;
 };
 
 // Every field of a model file, as plain values.
@@ -98,6 +99,7 @@ RawModel read_raw(const std::vector<uint8_t>& bytes) {
     rt.layout = static_cast<uint8_t>(ft->layout());
     rt.shape = copy_vec<uint32_t>(ft->shape());
     rt.offset = ft->offset(), rt.size = ft->size(), rt.scale_offset = ft->scale_offset();
+    rt.weight_bits = ft->weight_bits();
     r.tensors.push_back(rt);
   }
   r.weights = copy_vec<uint8_t>(m->weights());
@@ -120,7 +122,7 @@ std::vector<uint8_t> build_raw(const RawModel& r) {
   for (const RawTensor& t : r.tensors)
     tensors.push_back(fb::CreateTensor(fbb, fbb.CreateString(t.name), fb::DType(t.dtype),
                                        fb::Layout(t.layout), fbb.CreateVector(t.shape), t.offset,
-                                       t.size, t.scale_offset));
+                                       t.size, t.scale_offset, t.weight_bits));
   const auto ftensors = fbb.CreateVector(tensors);
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> mask;
   if (r.has_vocab_mask) mask = fbb.CreateVector(r.vocab_mask);
@@ -385,6 +387,18 @@ std::vector<Case> all_cases() {
       [](RawModel& r) { tensor(r, "l1.w1").scale_offset += 4; }, Q);
   raw("i8 scale range overflows", AMXQA_ERR_MODEL_OVERFLOW,
       [=](RawModel& r) { tensor(r, "l0.moe_w1").scale_offset = u64max - 63; }, Q);
+
+  // ---- 7-bit weights (MODEL.md "7-bit weights")
+  raw("weight_bits 7 on a bf16 matrix", AMXQA_ERR_MODEL_TENSOR,
+      [](RawModel& r) { tensor(r, "l1.w1").weight_bits = 7; }, B);
+  raw("weight_bits 6 on an i8 matrix", AMXQA_ERR_MODEL_TENSOR,
+      [](RawModel& r) { tensor(r, "l1.w1").weight_bits = 6; }, Q);
+  raw("weight_bits 7 with a weight outside [-64, 63]", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    RawTensor& t = tensor(r, "l1.w1");
+    for (uint64_t i = 0; i < t.size; ++i) r.weights[t.offset + i] &= 0x3f;  // all in [0, 63]
+    t.weight_bits = 7;
+    r.weights[t.offset + t.size - 1] = 64;  // the last one out
+  }, Q);
   return c;
 }
 

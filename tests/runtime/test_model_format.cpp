@@ -5,6 +5,7 @@
 // (alignment and NULL handling, status names, versions).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -230,6 +231,38 @@ TEST_SUITE("unit") {
       if (dt == DType::bf16) CHECK(om.model->layers[0].wq.layout == Layout::vnni2);
       if (dt == DType::i8) CHECK(om.model->layers[1].w1.layout == Layout::vnni4);
     }
+  }
+
+  TEST_CASE("7-bit i8 weights: written in [-63, 63] with absmax / 63 scales, flagged in the view and the info") {
+    ModelSpec spec = make_random_model("tiny", 3, DType::i8);
+    for (TensorSpec& t : spec.tensors)
+      if (t.dtype == DType::i8) t.weight_bits = 7;
+    OpenModel om(write_model(spec));
+    REQUIRE(om.status == AMXQA_OK);
+    amxqa_model_info info = amxqa_model_info_init();
+    REQUIRE(amxqa_model_get_info(om.model, &info) == AMXQA_OK);
+    CHECK(info.weight_bits == 7);
+    CHECK(std::string(info.weight_dtype) == "int8");
+    const WeightView& v = om.model->layers[1].w1;
+    CHECK(v.bits == 7);
+    const int8_t* q = static_cast<const int8_t*>(v.data);
+    int lo = 0, hi = 0;
+    for (size_t i = 0; i < size_t(v.rows) * v.cols; ++i) lo = std::min<int>(lo, q[i]), hi = std::max<int>(hi, q[i]);
+    CHECK(lo == -63);  // each row's absmax lands on +-63
+    CHECK(hi == 63);
+    // The same spec at 8 bits: today's format, weight_bits absent, read as 8.
+    for (TensorSpec& t : spec.tensors) t.weight_bits = 8;
+    OpenModel om8(write_model(spec));
+    REQUIRE(om8.status == AMXQA_OK);
+    REQUIRE(amxqa_model_get_info(om8.model, &info) == AMXQA_OK);
+    CHECK(info.weight_bits == 8);
+    CHECK(om8.model->layers[1].w1.bits == 8);
+    for (TensorSpec& t : spec.tensors)
+      if (t.dtype == DType::f32) {
+        t.weight_bits = 7;  // only i8 can be 7-bit
+        CHECK_THROWS_AS(write_model(spec), std::runtime_error);
+        break;
+      }
   }
 
   TEST_CASE("bf16 rounds to nearest even and i8 scales are per row") {

@@ -164,7 +164,7 @@ double TrainModel::grad_norm() const {
 const StageTimes& TrainModel::stage_times() const { return impl_->times; }
 void TrainModel::reset_stage_times() { impl_->times = StageTimes{}; }
 
-std::vector<TensorSpec> TrainModel::to_tensors(DType matrix_dtype) const {
+std::vector<TensorSpec> TrainModel::to_tensors(DType matrix_dtype, uint8_t weight_bits) const {
   // Norm gains, ba, wa and router stay f32 (MODEL.md "Weights").
   auto is_matrix = [](const std::string& name) {
     const size_t dot = name.find('.');
@@ -184,6 +184,7 @@ std::vector<TensorSpec> TrainModel::to_tensors(DType matrix_dtype) const {
     // AMX-INT8 kernels read in place (kernels/canonical_i8.h).
     if (t.dtype == DType::i8 && p.shape.size() >= 2 && p.shape.back() % 4 == 0)
       t.layout = Layout::vnni4;
+    if (t.dtype == DType::i8) t.weight_bits = weight_bits;
     out.push_back(std::move(t));
   }
   return out;

@@ -106,7 +106,8 @@ class TrainModel {
   void reset_stage_times();
 
   // To the exporter: every Param as a TensorSpec (f32), MODEL.md names.
-  std::vector<TensorSpec> to_tensors(DType matrix_dtype) const;
+  // weight_bits: 7 or 8, for i8 matrices (TensorSpec::weight_bits).
+  std::vector<TensorSpec> to_tensors(DType matrix_dtype, uint8_t weight_bits = 8) const;
 
  private:
   ArchConfig arch_;

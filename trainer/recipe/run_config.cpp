@@ -172,7 +172,8 @@ RunConfig read_run_config(const Recipe& r) {
   if (dt == "f32") c.export_dtype = DType::f32;
   else if (dt == "bf16") c.export_dtype = DType::bf16;
   else if (dt == "i8" || dt == "int8") c.export_dtype = DType::i8;
-  else throw std::runtime_error(r.name() + ": outputs.dtype must be f32, bf16 or i8");
+  else if (dt == "i7" || dt == "int7") c.export_dtype = DType::i8, c.export_weight_bits = 7;
+  else throw std::runtime_error(r.name() + ": outputs.dtype must be f32, bf16, i8 or i7");
   return c;
 }
 

@@ -57,6 +57,7 @@ struct RunConfig {
   // [outputs]
   std::string out_dir, model_file;
   DType export_dtype = DType::f32;
+  uint8_t export_weight_bits = 8;  // i8: 7 for outputs.dtype = i7 (MODEL.md "7-bit weights")
 };
 
 // Throws std::runtime_error naming the bad key.

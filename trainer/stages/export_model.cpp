@@ -56,7 +56,7 @@ ModelSpec make_model_spec(const RunContext& ctx, const TrainModel& model, const 
   spec.arch = model.arch();
   spec.tokenizer = tok;
   spec.vocab_mask = mask;
-  spec.tensors = model.to_tensors(ctx.cfg.export_dtype);
+  spec.tensors = model.to_tensors(ctx.cfg.export_dtype, ctx.cfg.export_weight_bits);
   Provenance& p = spec.provenance;
   p.recipe = ctx.cfg.name;
   p.recipe_text = ctx.recipe.dump();

@@ -147,7 +147,7 @@ void stage_eval(RunContext& ctx) {
                    (c.arch.question_match ? ", question match" : "") +
                    (c.arch.start_pointer ? ", start pointer" : "") +
                    (c.arch.end_pointer ? ", end pointer" : "");
-  card.dtype = info.weight_dtype;
+  card.dtype = std::string(info.weight_dtype) + (info.weight_bits == 7 ? " (7-bit weights)" : "");
   card.params = info.param_count;
   card.active_params = info.active_param_count;
   card.weight_bytes = info.weight_bytes;
