@@ -20,6 +20,7 @@ packages=(
   libcli11-dev                            # command-line parsing
   python3-setuptools python3-wheel python3-venv python3-pip  # pip install sdk/python, offline
   python3-distributed                     # Dask: batch QA on a cluster
+  python3-onnx nodejs npm                 # bench/peers/ort_bert.py: ONNX Runtime peers
 )
 
 missing=()

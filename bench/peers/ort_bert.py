@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""Times ONNX Runtime on random-weight BERT encoders beside libamxqa, on one
+pinned core, and adds the results to an amxqa-bench result JSON as peer rows.
+
+The encoders are built here in the Hugging Face export layout (inputs
+input_ids, attention_mask, token_type_ids; word, position and type
+embeddings; post-LayerNorm layers of Q/K/V/O attention and a GELU FFN; output
+last_hidden_state). Default: BERT-mini (L4 H256, 4 heads, FFN 1024), the
+same work per token as the default model. Two graphs:
+  fp32  plain MatMul + Add;
+  int8  every weight MatMul as onnxruntime.quantization.quantize_dynamic
+        writes it: DynamicQuantizeLinear of the activations (uint8, scale,
+        zero point), MatMulInteger with int8 weights (per tensor, symmetric;
+        7-bit with --reduce-range, as the quantiser does for CPUs without
+        VNNI), Cast, and a Mul by activation scale x weight scale.
+ONNX Runtime runs them through npm onnxruntime-node (bench/peers/ort_time.js),
+one thread, pinned with taskset:
+
+  mkdir -p /tmp/ort && cd /tmp/ort && \\
+    ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node@1.31.1
+  /usr/bin/python3 bench/peers/ort_bert.py --ort-node /tmp/ort/node_modules/onnxruntime-node \\
+      --bench-json bench/results/CPU.json --core 1
+
+Needs python3-onnx (Debian; sdk/setup-deps.sh). With --bench-json the file
+gets "peers" (each peer's timing) and summary.peer_ms and
+summary.libamxqa_speedup (peer ms / libamxqa's shipped-model ms per backend,
+the same 208-token prompt), which `amxqa-bench compare` lists per CPU. Re-run
+it after `amxqa-bench report` rewrites the JSON."""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Graph:
+    """Nodes and initializers, with generated names."""
+
+    def __init__(self, rng, int8, reduce_range):
+        self.nodes, self.inits, self.rng = [], [], rng
+        self.int8, self.reduce_range, self.n = int8, reduce_range, 0
+
+    def name(self, base):
+        self.n += 1
+        return f"{base}_{self.n}"
+
+    def init(self, base, array):
+        n = self.name(base)
+        self.inits.append(numpy_helper.from_array(array, n))
+        return n
+
+    def op(self, kind, inputs, n_out=1, **attrs):
+        outs = [self.name(kind) for _ in range(n_out)]
+        self.nodes.append(helper.make_node(kind, inputs, outs, name=self.name(kind + "_node"), **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def linear(self, x, d_in, d_out):
+        w = (self.rng.standard_normal((d_in, d_out)) * 0.02).astype(np.float32)
+        b = self.init("bias", np.zeros(d_out, np.float32))
+        if not self.int8:
+            return self.op("Add", [self.op("MatMul", [x, self.init("weight", w)]), b])
+        qmax = 63.0 if self.reduce_range else 127.0
+        scale = float(np.abs(w).max()) / qmax
+        wq = np.clip(np.rint(w / scale), -qmax, qmax).astype(np.int8)
+        xq, xs, xzp = self.op("DynamicQuantizeLinear", [x], n_out=3)
+        acc = self.op("MatMulInteger", [xq, self.init("weight_quantized", wq), xzp,
+                                        self.init("weight_zero_point", np.array(0, np.int8))])
+        s = self.op("Mul", [xs, self.init("weight_scale", np.array(scale, np.float32))])
+        y = self.op("Mul", [self.op("Cast", [acc], to=TensorProto.FLOAT), s])
+        return self.op("Add", [y, b])
+
+    def layer_norm(self, x, d):
+        return self.op("LayerNormalization", [x, self.init("ln_gamma", np.ones(d, np.float32)),
+                                              self.init("ln_beta", np.zeros(d, np.float32))],
+                       axis=-1, epsilon=1e-12)
+
+
+def build(layers, hidden, heads, ffn, vocab, int8, reduce_range, seed):
+    g = Graph(np.random.default_rng(seed), int8, reduce_range)
+    dh = hidden // heads
+    rnd = lambda *s: (g.rng.standard_normal(s) * 0.02).astype(np.float32)
+    # Embeddings: word + position (positions 0..S-1, as the export slices them) + type.
+    shape = g.op("Shape", ["input_ids"])
+    seq = g.op("Gather", [shape, g.init("one", np.array(1, np.int64))], axis=0)
+    pos = g.op("Range", [g.init("zero", np.array(0, np.int64)), seq, g.init("one", np.array(1, np.int64))])
+    pos = g.op("Unsqueeze", [pos, g.init("axes0", np.array([0], np.int64))])
+    e = g.op("Add", [g.op("Gather", [g.init("word_embeddings", rnd(vocab, hidden)), "input_ids"]),
+                     g.op("Gather", [g.init("position_embeddings", rnd(512, hidden)), pos])])
+    e = g.op("Add", [e, g.op("Gather", [g.init("token_type_embeddings", rnd(2, hidden)), "token_type_ids"])])
+    x = g.layer_norm(e, hidden)
+    # Extended mask: (1 - mask) * -10000 over [B, 1, 1, S].
+    m = g.op("Cast", [g.op("Unsqueeze", ["attention_mask", g.init("axes12", np.array([1, 2], np.int64))])],
+             to=TensorProto.FLOAT)
+    m = g.op("Mul", [g.op("Sub", [g.init("one_f", np.array(1, np.float32)), m]),
+                     g.init("neg", np.array(-10000, np.float32))])
+    split = g.init("bshd", np.array([0, 0, heads, dh], np.int64))
+    merge = g.init("bsd", np.array([0, 0, hidden], np.int64))
+    for _ in range(layers):
+        q = g.op("Transpose", [g.op("Reshape", [g.linear(x, hidden, hidden), split])], perm=[0, 2, 1, 3])
+        k = g.op("Transpose", [g.op("Reshape", [g.linear(x, hidden, hidden), split])], perm=[0, 2, 3, 1])
+        v = g.op("Transpose", [g.op("Reshape", [g.linear(x, hidden, hidden), split])], perm=[0, 2, 1, 3])
+        s = g.op("Div", [g.op("MatMul", [q, k]), g.init("sqrt_dh", np.array(math.sqrt(dh), np.float32))])
+        p = g.op("Softmax", [g.op("Add", [s, m])], axis=-1)
+        c = g.op("Reshape", [g.op("Transpose", [g.op("MatMul", [p, v])], perm=[0, 2, 1, 3]), merge])
+        x = g.layer_norm(g.op("Add", [g.linear(c, hidden, hidden), x]), hidden)
+        h = g.linear(x, hidden, ffn)
+        # GELU as the export writes it: x · 0.5 · (1 + erf(x / √2)).
+        h = g.op("Mul", [g.op("Mul", [h, g.init("half", np.array(0.5, np.float32))]),
+                         g.op("Add", [g.op("Erf", [g.op("Div", [h, g.init("sqrt2", np.array(math.sqrt(2), np.float32))])]),
+                                      g.init("one_f", np.array(1, np.float32))])])
+        x = g.layer_norm(g.op("Add", [g.linear(h, ffn, hidden), x]), hidden)
+    g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
+    ins = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"])
+           for n in ("input_ids", "attention_mask", "token_type_ids")]
+    out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", hidden])
+    model = helper.make_model(helper.make_graph(g.nodes, "bert", ins, [out], g.inits),
+                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+def time_model(path, args):
+    cmd = ["node", os.path.join(HERE, "ort_time.js"), path, str(args.tokens), str(args.runs)]
+    if args.core >= 0:
+        cmd = ["taskset", "-c", str(args.core)] + cmd
+    env = dict(os.environ)
+    if args.ort_node:
+        env["ORT_NODE"] = os.path.abspath(args.ort_node)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--ffn", type=int, default=1024)
+    ap.add_argument("--vocab", type=int, default=30522)
+    ap.add_argument("--tokens", type=int, default=208, help="prompt length (the shipped model's mean)")
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--core", type=int, default=1, help="pin to this core (-1: no pinning)")
+    ap.add_argument("--ort-node", help="the onnxruntime-node package folder")
+    ap.add_argument("--full-range", action="store_true", help="8-bit int8 weights (default: 7-bit, reduce_range)")
+    ap.add_argument("--bench-json", help="amxqa-bench result JSON to add the peer rows to")
+    ap.add_argument("--keep", help="write the .onnx files into this folder")
+    args = ap.parse_args()
+
+    tag = f"bert_L{args.layers}_H{args.hidden}"
+    peers = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        where = args.keep or tmp
+        os.makedirs(where, exist_ok=True)
+        for kind in ("fp32", "int8"):
+            model = build(args.layers, args.hidden, args.heads, args.ffn, args.vocab, kind == "int8",
+                          not args.full_range, seed=7)
+            path = os.path.join(where, f"{tag}_{kind}.onnx")
+            onnx.save(model, path)
+            r = time_model(path, args)
+            r.update(peer="onnxruntime-node 1.31.1", model=f"BERT L{args.layers} H{args.hidden} FFN{args.ffn}",
+                     weights=kind + ("" if kind == "fp32" else " (7-bit)" if not args.full_range else ""),
+                     threads=1, core=args.core)
+            peers[f"ort_{kind}_{tag}"] = r
+            print(f"ort {kind:5s} {tag}: p50 {r['p50_ms']:.3f} ms, mean {r['mean_ms']:.3f} ms "
+                  f"({args.tokens} tokens, {args.runs} runs, core {args.core})")
+    if not args.bench_json:
+        return
+    with open(args.bench_json) as f:
+        doc = json.load(f)
+    doc.setdefault("peers", {}).update(peers)
+    summary = doc.setdefault("summary", {})
+    summary["peer_ms"] = {k: round(v["p50_ms"], 4) for k, v in doc["peers"].items()}
+    ours = summary.get("shipped_model_p50_ms", {})
+    speedup = {}
+    for isa, ms in ours.items():
+        if isa == "scalar" or not ms:
+            continue
+        for k, v in doc["peers"].items():
+            speedup[f"{isa}_vs_{k}"] = round(v["p50_ms"] / ms, 4)
+    summary["libamxqa_speedup"] = speedup
+    with open(args.bench_json, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    for k, v in speedup.items():
+        print(f"libamxqa {k}: {v:.2f}x")
+    write_markdown(os.path.splitext(args.bench_json)[0] + ".md", doc, ours, args.tokens)
+
+
+def write_markdown(path, doc, ours, tokens):
+    """Replaces the "## Peers" section of the run's Markdown (appended if absent)."""
+    if not os.path.exists(path):
+        return
+    lines = ["## Peers", "",
+             f"ONNX Runtime on the same core, one thread, one {tokens}-token prompt per run "
+             "(bench/peers/ort_bert.py); libamxqa is the shipped model's p50 answer "
+             "(BM_default_model_answer_<backend>). Speed-up = peer ms / libamxqa ms.", "",
+             "| peer | weights | p50 ms | " + " | ".join(f"libamxqa {isa} speed-up" for isa in ours if isa != "scalar") + " |",
+             "|---|---|---|" + "---|" * len([i for i in ours if i != "scalar"])]
+    for k, v in doc["peers"].items():
+        cells = [f"{v['p50_ms'] / ms:.2f}x" for isa, ms in ours.items() if isa != "scalar" and ms]
+        lines.append(f"| {v.get('peer', k)} {v.get('model', '')} | {v.get('weights', '')} | {v['p50_ms']:.2f} | "
+                     + " | ".join(cells) + " |")
+    with open(path) as f:
+        text = f.read()
+    head = text.split("\n## Peers\n")[0].rstrip("\n")
+    with open(path, "w") as f:
+        f.write(head + "\n\n" + "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
