@@ -264,6 +264,10 @@ TEST_CASE("recipe inheritance: base = NAME, key by key, and the committed chain"
   CHECK(v2.has("init.model"));
   CHECK(v2.number("sft_qa.unanswerable_frac", 0) == doctest::Approx(0.4));
   CHECK(read_run_config(v2).arch.start_pointer);
+  // The planned long run: the paper's 259M tokens, its MoE arm inside the budget law.
+  const RunConfig paper = read_run_config(Recipe::load(dir + "paper-pretrain.recipe"));
+  CHECK(paper.pretrain.steps * paper.pretrain.batch_tokens == 258998272ull);
+  CHECK(paper.arch.moe_experts <= budget_law_max_experts(paper.arch, 259e6, paper.tau));
 
   // A cycle is an error, not a hang.
   const std::string tmp = "/tmp/amxqa-recipe-cycle-" + std::to_string(::getpid());
