@@ -4,7 +4,9 @@
 // no worker while it is idle or still sending: it costs a descriptor and its
 // buffers, is closed by the header, body or idle timeout, and only a complete
 // request is queued for a worker. The queue is bounded (503 with Retry-After
-// when full). SIGTERM / SIGINT stop accepting, answer every request already
+// when full), and so are the connections (--max-connections: the idlest or
+// slowest is closed for a new one) and the bytes of unfinished requests
+// (256 MiB or two of the largest bodies: the largest is closed). SIGTERM / SIGINT stop accepting, answer every request already
 // accepted, and return within the drain timeout.
 #pragma once
 #include <cstddef>

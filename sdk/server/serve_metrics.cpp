@@ -1,6 +1,5 @@
 #include "serve_metrics.h"
 
-#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -14,12 +13,18 @@ const char* const kTimeoutLabels[kTimeouts] = {"header", "body", "idle", "send"}
 
 void line(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void line(std::string* out, const char* fmt, ...) {
-  char buf[256];
-  va_list args;
+  va_list args, again;
   va_start(args, fmt);
-  const int n = std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, fmt, args);
   va_end(args);
-  if (n > 0) out->append(buf, std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
+  if (n > 0) {
+    const size_t at = out->size();
+    out->resize(at + static_cast<size_t>(n) + 1);
+    std::vsnprintf(&(*out)[at], static_cast<size_t>(n) + 1, fmt, again);
+    out->resize(at + static_cast<size_t>(n));  // drops vsnprintf's NUL
+  }
+  va_end(again);
   out->push_back('\n');
 }
 
@@ -100,7 +105,7 @@ std::string ServeMetrics::render(const ServeGauges& g) const {
   family(&out, "amxqa_http_connections_total", "counter", "Connections accepted.");
   line(&out, "amxqa_http_connections_total %" PRIu64, connections_.load(std::memory_order_relaxed));
   family(&out, "amxqa_http_connections_evicted_total", "counter",
-         "Idle or unfinished connections closed to make room at --max-connections.");
+         "Connections closed to make room: the idlest at --max-connections, the largest unfinished request over the buffer budget.");
   line(&out, "amxqa_http_connections_evicted_total %" PRIu64, evictions_.load(std::memory_order_relaxed));
   family(&out, "amxqa_http_open_connections", "gauge", "Connections open now.");
   line(&out, "amxqa_http_open_connections %zu", g.open_connections);
