@@ -12,8 +12,7 @@
 //   BM_train_step_pretrain/threads:N  the paper's pretraining step
 //                             (trainer/recipes/paper-pretrain.recipe, its MoE
 //                             arm): pretrain.batch_tokens of seq_len documents,
-//                             the recipe's loss, on N threads (in f32; the
-//                             recipe's bf16 compute is the _amx row's mode)
+//                             the recipe's loss and f32 compute, on N threads
 // Counters: tok/s; GFLOP/s (3 × the forward FLOPs: forward, input and weight
 // gradients), over wall time for N threads; roofline_frac = GFLOP/s per CPU
 // second of the process over the f32 FMA peak of the ISA the trainer runs
