@@ -16,8 +16,6 @@ bool SessionPool::open(const amxqa::Model& model, const amxqa_session_options& o
                        std::string* error) {
   workers_.clear();
   workers_.reserve(n);
-  free_.clear();
-  free_.reserve(n);
   amxqa_session_options o = options;
   o.max_top_k = kMaxTopK;  // a fixed copy of the decoding state per session, whatever top_k asks
   for (size_t i = 0; i < n; ++i) {
@@ -34,25 +32,8 @@ bool SessionPool::open(const amxqa::Model& model, const amxqa_session_options& o
     w.max_passage_tokens = options.max_passage_tokens;
     w.options = o;
     workers_.push_back(std::move(w));
-    free_.push_back(i);
   }
   return true;
-}
-
-SessionPool::Lease SessionPool::acquire() {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return !free_.empty(); });
-  const size_t index = free_.back();
-  free_.pop_back();
-  return Lease(this, index);
-}
-
-void SessionPool::release(size_t index) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(index);
-  }
-  cv_.notify_one();
 }
 
 namespace {

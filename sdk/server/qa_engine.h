@@ -4,9 +4,7 @@
 // of them. In the answer path the library allocates nothing; the only
 // allocation per request here is the copy of the answer text into QaAnswer.
 #pragma once
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,30 +28,12 @@ class SessionPool {
   // Creates `n` sessions of `options` for `model`. False (with *error) on failure.
   bool open(const amxqa::Model& model, const amxqa_session_options& options, size_t n, std::string* error);
   size_t size() const { return workers_.size(); }
-  Worker& at(size_t i) { return workers_[i]; }  // batch: thread i owns worker i
-
-  // A worker checked out of the pool; returned when the lease ends. The HTTP
-  // thread pool has as many threads as workers, so a wait is short.
-  class Lease {
-   public:
-    Lease(SessionPool* pool, size_t index) : pool_(pool), index_(index) {}
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    ~Lease() { pool_->release(index_); }
-    Worker& worker() { return pool_->workers_[index_]; }
-
-   private:
-    SessionPool* pool_;
-    size_t index_;
-  };
-  Lease acquire();
+  // Worker thread i (of `amxqa batch`, or of `amxqa serve`: http_server.h)
+  // owns worker i for the whole run, so no lock is taken per request.
+  Worker& at(size_t i) { return workers_[i]; }
 
  private:
-  void release(size_t index);
   std::vector<Worker> workers_;
-  std::vector<size_t> free_;  // reserved to size(): push/pop never allocate
-  std::mutex mu_;
-  std::condition_variable cv_;
 };
 
 // Answers `req` with `w` (the request's threshold and session-option fields,

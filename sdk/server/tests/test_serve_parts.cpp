@@ -237,8 +237,7 @@ TEST_SUITE("integration") {
     QaRequest req;
     REQUIRE(parse(R"({"question":"Who designed it?","context":"The tower was designed by James Douglass."})", &req).ok());
     QaAnswer first, again;
-    SessionPool::Lease lease = pool.acquire();
-    Worker& w = lease.worker();
+    Worker& w = pool.at(0);
     REQUIRE(answer_request(w, req, &first).ok());
     REQUIRE(answer_request(w, req, &again).ok());  // warm: `again` holds an answer's capacity
     amxqa::test::AllocScope scope;
