@@ -193,7 +193,9 @@ inline void store(float* y, size_t n, __m256i acc, int32_t corr, float sx, const
 }
 
 // Y[i][j0 .. j0 + 8 NB) for rows i < M of `a`, nj valid outputs from j0.
-template <class P, int M, int NB>
+// Full: nj == 8 NB, so the weights need no masked loads (vpmaskmovd costs
+// more than a plain load on Intel cores).
+template <class P, int M, int NB, bool Full>
 void kernel(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
             size_t ldy) {
   const uint8_t* d = static_cast<const uint8_t*>(w.data);
@@ -209,7 +211,8 @@ void kernel(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj
     typename P::B b[NB];
 #pragma GCC unroll 8
     for (int z = 0; z < NB; ++z)
-      b[z] = P::weights(_mm256_maskload_epi32(reinterpret_cast<const int*>(src + 32 * z), mask[z]));
+      b[z] = P::weights(Full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 32 * z))
+                             : _mm256_maskload_epi32(reinterpret_cast<const int*>(src + 32 * z), mask[z]));
 #pragma GCC unroll 8
     for (int i = 0; i < M; ++i) {
       const __m256i x = P::x(a, i, g);
@@ -235,14 +238,16 @@ struct Kernels {
   struct Block {
     static void run(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
                     size_t ldy) {
-      kernel<P, M, 1>(a, w, j0, nj, Y, ldy);
+      if (nj == 8) kernel<P, M, 1, true>(a, w, j0, nj, Y, ldy);
+      else kernel<P, M, 1, false>(a, w, j0, nj, Y, ldy);
     }
   };
   template <int M>
   struct DecodeBlock {
     static void run(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
                     size_t ldy) {
-      kernel<P, M, 4>(a, w, j0, nj, Y, ldy);
+      if (nj == 32) kernel<P, M, 4, true>(a, w, j0, nj, Y, ldy);
+      else kernel<P, M, 4, false>(a, w, j0, nj, Y, ldy);
     }
   };
 

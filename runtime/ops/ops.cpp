@@ -8,8 +8,8 @@
 namespace amxqa::ops {
 
 // The prefill hot spots among these loops (RMSNorm, ReLU², the linear-
-// attention recurrence) also get an AVX-512 clone, chosen at load time. A
-// clone runs the same operations lane by lane with contraction off (no fused
+// attention recurrence) also get an AVX-512 and an AVX2 clone (the baseline
+// build is SSE2: 4 lanes), chosen at load time. A clone runs the same operations lane by lane with contraction off (no fused
 // multiply-add), so its bits are the baseline build's on every CPU.
 // Not under the sanitizers: an ifunc resolver runs while the program is
 // being relocated, before their runtimes start (ThreadSanitizer crashed in
@@ -18,7 +18,7 @@ namespace amxqa::ops {
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define AMXQA_VECTOR_CLONES \
-  __attribute__((target_clones("avx512f", "default"), optimize("fp-contract=off")))
+  __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
 #else
 #define AMXQA_VECTOR_CLONES
 #endif
