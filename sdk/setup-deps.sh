@@ -20,7 +20,9 @@ packages=(
   libcli11-dev                            # command-line parsing
   python3-setuptools python3-wheel python3-venv python3-pip  # pip install sdk/python, offline
   python3-distributed                     # Dask: batch QA on a cluster
-  python3-onnx nodejs npm                 # bench/peers/ort_bert.py: ONNX Runtime peers
+  python3-onnx                            # bench/peers/ort_bert.py: the ONNX Runtime peers' graphs
+  # (the peers run on Node.js and npm's onnxruntime-node, not listed: these machines carry
+  # nodejs with its own npm, which Debian's npm package conflicts with)
 )
 
 missing=()
