@@ -6,7 +6,8 @@ worker processes and checks that every input line comes back, in order.
 
 The input is every question of SQUAD_JSON (samples/cpp/lighthouse_squad.json), repeated
 so that both workers get tasks, plus bad lines (invalid JSON, a non-object, a missing
-context, an empty question) that must come back with "error". Prints "SKIPPED: ..."
+context, an empty question) that must come back with "error"; since some lines fail,
+dask_batch.py must exit 1 and say how many. Prints "SKIPPED: ..."
 (the test's skip pattern) when dask.distributed is not importable.
 """
 import json
@@ -45,12 +46,20 @@ def main(model, squad_path, work_dir):
     work.mkdir(parents=True, exist_ok=True)
     inp, outp = work / "questions.jsonl", work / "answers.jsonl"
     lines = make_input(squad_path, inp)
-    subprocess.run([sys.executable, str(HERE / "dask_batch.py"), "--local-workers", "2", "--model", model,
-                    "--input", str(inp), "--output", str(outp), "--chunk-size", "4"], check=True, timeout=240)
+    run = subprocess.run([sys.executable, str(HERE / "dask_batch.py"), "--local-workers", "2", "--model", model,
+                          "--input", str(inp), "--output", str(outp), "--chunk-size", "4"],
+                         timeout=240, capture_output=True, text=True)
+    print(run.stdout + run.stderr, end="")
     with open(outp, encoding="utf-8") as f:
         out = [json.loads(ln) for ln in f]
 
     failures = []
+    n_errors = sum("error" in r for r in out)
+    # Bad lines are in the input on purpose: the sample must report them and exit 1.
+    if run.returncode != 1:
+        failures.append("dask_batch.py exited %d with %d error lines (want 1)" % (run.returncode, n_errors))
+    if "%d error" % n_errors not in run.stdout + run.stderr:
+        failures.append("dask_batch.py did not report its %d error lines" % n_errors)
     if len(out) != len(lines):
         failures.append("%d output lines for %d input lines" % (len(out), len(lines)))
     for sent, got in zip(lines, out):
@@ -62,7 +71,7 @@ def main(model, squad_path, work_dir):
         want_id = rec.get("id") if isinstance(rec, dict) else None
         if got.get("id") != want_id:
             failures.append("out of order or lost: expected id %r, got %r" % (want_id, got))
-        elif good and set(got) != {"id", "answer", "score", "start", "end", "no_answer"}:
+        elif good and not {"id", "answer", "score", "start", "end", "byte_start", "byte_end", "no_answer"} <= set(got):
             failures.append("answer line has keys %s: %r" % (sorted(got), got))
         elif good and got["answer"] != rec["context"][got["start"]:got["end"]]:
             failures.append("answer is not context[start:end]: %r" % got)
