@@ -234,22 +234,19 @@ void kernel(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj
 constexpr size_t kPanel = 8;
 template <class P>
 struct Kernels {
-  template <int M>
-  struct Block {
+  // NB accumulators of 8 outputs a row: a full panel takes the unmasked path.
+  template <int M, int NB>
+  struct Panel {
     static void run(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
                     size_t ldy) {
-      if (nj == 8) kernel<P, M, 1, true>(a, w, j0, nj, Y, ldy);
-      else kernel<P, M, 1, false>(a, w, j0, nj, Y, ldy);
+      if (nj == size_t(8 * NB)) kernel<P, M, NB, true>(a, w, j0, nj, Y, ldy);
+      else kernel<P, M, NB, false>(a, w, j0, nj, Y, ldy);
     }
   };
   template <int M>
-  struct DecodeBlock {
-    static void run(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
-                    size_t ldy) {
-      if (nj == 32) kernel<P, M, 4, true>(a, w, j0, nj, Y, ldy);
-      else kernel<P, M, 4, false>(a, w, j0, nj, Y, ldy);
-    }
-  };
+  using Block = Panel<M, 1>;
+  template <int M>
+  using DecodeBlock = Panel<M, 4>;
 
   static void matmul(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
                      size_t ldy) {

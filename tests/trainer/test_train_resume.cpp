@@ -67,15 +67,7 @@ TEST_SUITE("unit") {
     CHECK(st.extra == "stage=pretrain");
     for (uint64_t s = st.step + 1; s <= N; ++s) train_step(resumed, s, N, c);
 
-    for (size_t i = 0; i < straight.params().size(); ++i) {
-      const Param& a = straight.params()[i];
-      const Param& b = resumed.params()[i];
-      INFO(a.name);
-      CHECK(same_bits(a.w, b.w));
-      CHECK(same_bits(a.m, b.m));
-      CHECK(same_bits(a.v, b.v));
-    }
-    CHECK(straight.token_seen() == resumed.token_seen());
+    check_same_model(straight, resumed);
     // Training moved the weights away from init.
     TrainModel init(toy_moe_arch(), 42);
     CHECK_FALSE(same_bits(init.params()[0].w, straight.params()[0].w));

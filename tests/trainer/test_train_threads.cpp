@@ -47,20 +47,6 @@ Example toy_doc(uint64_t c) {
   return ex;
 }
 
-// Every weight, moment and token count equal, bit for bit.
-void check_same_model(const TrainModel& a, const TrainModel& b) {
-  REQUIRE(a.params().size() == b.params().size());
-  for (size_t i = 0; i < a.params().size(); ++i) {
-    const Param& p = a.params()[i];
-    const Param& q = b.params()[i];
-    CAPTURE(p.name);
-    CHECK(same_bits(p.w, q.w));
-    CHECK(same_bits(p.m, q.m));
-    CHECK(same_bits(p.v, q.v));
-  }
-  CHECK(a.token_seen() == b.token_seen());
-}
-
 // `steps` AdamW steps of 11 documents each through StepWorkers on `threads`.
 std::unique_ptr<TrainModel> train_with(unsigned threads, LossKind kind, int steps,
                                        std::vector<double>* losses) {
