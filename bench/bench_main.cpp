@@ -17,12 +17,10 @@
 // Explicit --benchmark_min_time / --benchmark_repetitions /
 // --benchmark_report_aggregates_only flags win over both defaults.
 //
-// libamxqa is a one-core library, so figures are taken on one core: pinning
-// stops the scheduler from migrating the thread mid-measurement (cold caches,
-// frequency changes). The core is AMXQA_BENCH_CPU if set, else the first core
-// this process may already run on (respects taskset / cgroup limits).
+// libamxqa is a one-core library, so figures are taken on one core
+// (support/cpu_pinning.h: AMXQA_BENCH_CPU, else the first allowed core); only
+// the trainer's threads:N rows spread over N cores.
 #include <benchmark/benchmark.h>
-#include <sched.h>
 
 #include <chrono>
 #include <cstdio>
@@ -40,42 +38,13 @@
 #include "report/report_files.h"
 #include "report/rooflines.h"
 #include "report/summary.h"
+#include "support/cpu_pinning.h"
 #include "support/reference_model.h"
 #include "support/rss_probe.h"
 
 using namespace amxqa::bench;
 
 namespace {
-
-int choose_cpu() {
-  if (const char* env = std::getenv("AMXQA_BENCH_CPU")) {
-    char* end = nullptr;
-    const long cpu = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && cpu >= 0 && cpu < CPU_SETSIZE) return static_cast<int>(cpu);
-    std::fprintf(stderr, "amxqa-bench: ignoring AMXQA_BENCH_CPU=%s (not a core number)\n", env);
-  }
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &allowed)) return cpu;
-    }
-  }
-  return 0;
-}
-
-void pin_to_one_core() {
-  const int cpu = choose_cpu();
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  if (sched_setaffinity(0, sizeof one, &one) == 0) {
-    benchmark::AddCustomContext("pinned_cpu", std::to_string(cpu));
-  } else {
-    std::perror("amxqa-bench: sched_setaffinity (running unpinned)");
-    benchmark::AddCustomContext("pinned_cpu", "none");
-  }
-}
 
 void print_help() {
   benchmark::PrintDefaultHelp();

@@ -4,12 +4,14 @@
 //   BM_train_step_reference   the paper's reference shape on one thread:
 //                             TrainModel::forward_backward + adamw_step on one
 //                             1,024-token document, sampled softmax (pool 1,024)
-//   BM_train_step_qa_sft/threads:N    the shipped model's shape (its recipe,
+//   BM_train_step_qa_sft/trainer_threads:N    the shipped model's shape (its recipe,
 //                             trainer/recipes/qa-v2.2.recipe) in its QA SFT step:
 //                             sft_qa.batch_tokens of ~200-token prompts with
 //                             3-token answers, extractive loss (start pointer),
-//                             through StepWorkers on N threads
-//   BM_train_step_pretrain/threads:N  the paper's pretraining step
+//                             through StepWorkers on N threads, on N cores
+//                             (support/cpu_pinning.h: counter "cores" says
+//                             how many the row had)
+//   BM_train_step_pretrain/trainer_threads:N  the paper's pretraining step
 //                             (trainer/recipes/paper-pretrain.recipe, its MoE
 //                             arm): pretrain.batch_tokens of seq_len documents,
 //                             the recipe's loss and f32 compute, on N threads
@@ -37,6 +39,7 @@
 #include "recipe/recipe.h"
 #include "recipe/run_config.h"
 #include "report/rooflines.h"
+#include "support/cpu_pinning.h"
 
 namespace amxqa::bench {
 namespace {
@@ -285,6 +288,7 @@ void run_steps(benchmark::State& state, const char* name, StepShape (*make)(cons
   const unsigned threads = unsigned(state.range(0));
   StepShape shape = make(*rc);
   train::TrainModel model(rc->arch, 1);
+  const CoreSpread spread(threads);  // before the workers: they inherit its cores
   train::StepWorkers workers(model, threads);
   const double cpu = timed_steps(
       state, model,
@@ -294,14 +298,15 @@ void run_steps(benchmark::State& state, const char* name, StepShape (*make)(cons
       },
       [&] { workers.reset_stage_times(); });
   report(state, rc->arch, shape.tokens, shape.flops, threads, workers.stage_times(), cpu);
+  state.counters["cores"] = spread.cores();
 }
 
 void BM_train_step_qa_sft(benchmark::State& state) { run_steps(state, "qa-v2.2", qa_step); }
 void BM_train_step_pretrain(benchmark::State& state) {
   run_steps(state, "paper-pretrain", pretrain_step);
 }
-BENCHMARK(BM_train_step_qa_sft)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_train_step_pretrain)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_step_qa_sft)->ArgName("trainer_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_step_pretrain)->ArgName("trainer_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace amxqa::bench

@@ -26,7 +26,8 @@ endforeach()
 file(READ "${results}" json)
 set(expected cpu backend peak_fp32_gflops peak_bf16_gflops bw_gbs prefill_tok_s
   prefill_roofline_frac decode_tok_s decode_roofline_frac answer_p50_ms answer_p99_ms
-  session_bytes model_bytes train_tok_s train_roofline_frac shipped_model_p50_ms
+  session_bytes model_bytes train_tok_s train_roofline_frac train_qa_sft_tok_s
+  train_qa_sft_2thread_speedup train_pretrain_tok_s train_pretrain_2thread_speedup shipped_model_p50_ms
   shipped_model_prefill_roofline_frac shipped_model_decode_share)
 string(JSON count LENGTH "${json}" summary)
 list(LENGTH expected want)

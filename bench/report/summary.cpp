@@ -2,6 +2,8 @@
 #include "report/summary.h"
 
 #include <cmath>
+#include <string>
+#include <tuple>
 
 #include "report/rooflines.h"
 
@@ -17,6 +19,13 @@ double counter(const BenchResult* r, const char* name) {
 }
 
 double positive_or_nan(double v) { return v > 0 ? v : kNaN; }
+
+// tok/s of `bench`'s 1-thread row, and its 2-thread row's over it.
+std::pair<double, double> thread_scaling(const ResultSet& runs, const std::string& bench) {
+  const double one = counter(runs.find(bench + "/trainer_threads:1"), "tok_s");
+  const double two = counter(runs.find(bench + "/trainer_threads:2"), "tok_s");
+  return {one, two / one};
+}
 
 }  // namespace
 
@@ -41,6 +50,10 @@ Summary make_summary(const ResultSet& runs, const CpuIdentity& cpu) {
   s.model_bytes = counter(answer, "model_bytes");
   s.train_tok_s = counter(train, "tok_s");
   s.train_roofline_frac = counter(train, "roofline_frac");
+  std::tie(s.train_qa_sft_tok_s, s.train_qa_sft_2thread_speedup) =
+      thread_scaling(runs, "BM_train_step_qa_sft");
+  std::tie(s.train_pretrain_tok_s, s.train_pretrain_2thread_speedup) =
+      thread_scaling(runs, "BM_train_step_pretrain");
   const std::string prefix = "BM_default_model_answer_";
   for (const BenchResult& r : runs.results()) {
     if (r.name.rfind(prefix, 0) != 0 || !r.error.empty()) continue;
@@ -59,7 +72,11 @@ std::vector<std::pair<const char*, double>> summary_numbers(const Summary& s) {
       {"decode_tok_s", s.decode_tok_s},         {"decode_roofline_frac", s.decode_roofline_frac},
       {"answer_p50_ms", s.answer_p50_ms},       {"answer_p99_ms", s.answer_p99_ms},
       {"session_bytes", s.session_bytes},       {"model_bytes", s.model_bytes},
-      {"train_tok_s", s.train_tok_s},           {"train_roofline_frac", s.train_roofline_frac}};
+      {"train_tok_s", s.train_tok_s},           {"train_roofline_frac", s.train_roofline_frac},
+      {"train_qa_sft_tok_s", s.train_qa_sft_tok_s},
+      {"train_qa_sft_2thread_speedup", s.train_qa_sft_2thread_speedup},
+      {"train_pretrain_tok_s", s.train_pretrain_tok_s},
+      {"train_pretrain_2thread_speedup", s.train_pretrain_2thread_speedup}};
 }
 
 std::vector<std::pair<const char*, const std::vector<std::pair<std::string, double>>*>>

@@ -20,6 +20,10 @@ struct Summary {
   double answer_p50_ms, answer_p99_ms;
   double session_bytes, model_bytes;
   double train_tok_s, train_roofline_frac;
+  // The trainer's threaded steps (BM_train_step_{qa_sft,pretrain}/trainer_threads:N):
+  // tok/s on 1 thread, and the 2-thread row's tok/s over it.
+  double train_qa_sft_tok_s, train_qa_sft_2thread_speedup;
+  double train_pretrain_tok_s, train_pretrain_2thread_speedup;
   // The shipped model per backend that ran (BM_default_model_answer_<isa>):
   // backend name → value, like bw_gbs.
   std::vector<std::pair<std::string, double>> shipped_p50_ms, shipped_prefill_roofline_frac,
