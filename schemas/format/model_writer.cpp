@@ -61,7 +61,8 @@ Placement place(const TensorSpec& t, uint64_t& cursor) {
   return p;
 }
 
-// Position of logical element (r, c) of one [rows][cols] slice in its layout.
+}  // namespace
+
 uint64_t packed_index(Layout layout, uint64_t rows, uint64_t cols, uint64_t r, uint64_t c) {
   switch (layout) {
     case Layout::vnni2: return ((c / 2) * rows + r) * 2 + c % 2;
@@ -70,6 +71,8 @@ uint64_t packed_index(Layout layout, uint64_t rows, uint64_t cols, uint64_t r, u
   }
   return r * cols + c;
 }
+
+namespace {
 
 // Converts and packs a tensor's values into blob + placement.
 void store(const TensorSpec& t, const Placement& p, uint8_t* blob) {

@@ -14,6 +14,10 @@ namespace amxqa {
 // scales) and layout. Throws std::runtime_error on an inconsistent spec.
 std::vector<uint8_t> write_model(const ModelSpec& spec);
 
+// Position of logical element (r, c) of one [rows][cols] slice in `layout`
+// (what the writer packs and the trainer's import unpacks).
+uint64_t packed_index(Layout layout, uint64_t rows, uint64_t cols, uint64_t r, uint64_t c);
+
 // Writes bytes to a file; throws on I/O failure.
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 

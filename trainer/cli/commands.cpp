@@ -30,6 +30,10 @@ const char kUsage[] =
     "  calibrate RECIPE                    -> calibration.json: the no-answer threshold, into the model\n"
     "  (eval of a run: `amxqa-train run RECIPE` ends with it; scores + MODEL_CARD.md)\n"
     "\n"
+    "adapt a released model:\n"
+    "  finetune --model M.amxqa --data my.json[.gz] --out new.amxqa   continue it on your own SQuAD v1.1/v2.0\n"
+    "                                      questions; held-out figures before/after, threshold, card\n"
+    "\n"
     "tools:\n"
     "  eval --model M.amxqa [--data squad.json.gz] [--limit N]   EM/F1 + probes through the C API\n"
     "  diagnose CKPT|MODEL [--recipe R]    the paper's four failures\n"
@@ -108,6 +112,7 @@ int run_cli(int argc, char** argv) {
     if (cmd == "eval") return cmd_eval(argc, argv);
     if (cmd == "diagnose") return cmd_diagnose(argc, argv);
     if (cmd == "plot") return cmd_plot(argc, argv);
+    if (cmd == "finetune") return cmd_finetune(argc, argv);
     static const char* kStages[] = {"run", "tokenizer", "pretrain", "sft-stop", "sft-qa", "sft-abstain",
                                     "vocab-fix", "export", "calibrate", "sft_stop", "sft_qa", "sft_abstain", "vocab_fix"};
     for (const char* s : kStages)

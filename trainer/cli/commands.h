@@ -16,5 +16,6 @@ bool parse_command(command_line::App& app, int argc, char** argv);
 int cmd_eval(int argc, char** argv);
 int cmd_diagnose(int argc, char** argv);
 int cmd_plot(int argc, char** argv);
+int cmd_finetune(int argc, char** argv);
 
 }  // namespace amxqa::train

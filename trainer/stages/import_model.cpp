@@ -6,9 +6,10 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "amxqa.h"
+#include "amxqa.hpp"
 #include "amxqa_generated.h"
 #include "kernels/bf16_inline.h"
+#include "format/model_writer.h"
 #include "model/train_model.h"
 #include "stages/tokenizer_file.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("init.model: cannot read " + path);
+  if (!f) throw std::runtime_error("cannot read " + path);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
 }
 
@@ -47,6 +48,9 @@ void check_arch(const fb::Arch& a, const ArchConfig& c, const std::string& path)
 }
 
 // The model's tensor `name` as f32, checked against the trainer's shape.
+// bf16 and i8 matrices are unpacked from their layout (vnni2 / vnni4) and an
+// i8 one is dequantised (w = scale_row * q, MODEL.md "Weights"), so a shipped
+// int8 model continues from exactly the weights it answers with.
 void widen_into(const fb::Model& m, Param& p, const std::string& path) {
   const fb::Tensor* t = nullptr;
   for (const fb::Tensor* x : *m.tensors())
@@ -54,23 +58,55 @@ void widen_into(const fb::Model& m, Param& p, const std::string& path) {
   if (!t) throw std::runtime_error("init.model " + path + ": no tensor " + p.name);
   std::vector<uint32_t> shape;
   if (t->shape()) shape.assign(t->shape()->begin(), t->shape()->end());
-  if (shape != p.shape) throw std::runtime_error("init.model " + path + ": tensor " + p.name + " has another shape");
-  if (t->layout() != fb::Layout::plain)
-    throw std::runtime_error("init.model " + path + ": tensor " + p.name + " is not in plain layout");
+  if (shape != p.shape || shape.empty())
+    throw std::runtime_error("init.model " + path + ": tensor " + p.name + " has another shape");
   const size_t n = p.w.size();
-  const size_t elem = t->dtype() == fb::DType::f32 ? 4 : t->dtype() == fb::DType::bf16 ? 2 : 0;
-  if (elem == 0 || t->size() != n * elem || t->offset() + t->size() > m.weights()->size())
-    throw std::runtime_error("init.model " + path + ": tensor " + p.name + " is not f32/bf16 of its shape");
+  const size_t elem = t->dtype() == fb::DType::f32 ? 4 : t->dtype() == fb::DType::bf16 ? 2 : 1;
+  // The runtime's validator (amxqa_model_verify, run before this) has checked
+  // offsets, sizes, layouts and the scales' place; these guard the arithmetic.
+  if (t->size() != n * elem || t->offset() + t->size() > m.weights()->size())
+    throw std::runtime_error("init.model " + path + ": tensor " + p.name + " is not of its shape");
+  const uint64_t cols = shape.back(), rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+  const uint64_t slice = rows * cols, slices = n / slice;
+  const Layout layout = static_cast<Layout>(t->layout());
   const uint8_t* src = m.weights()->data() + t->offset();
-  for (size_t i = 0; i < n; ++i) {
-    if (elem == 4) {
-      std::memcpy(&p.w[i], src + 4 * i, 4);
-    } else {
-      uint16_t b;
-      std::memcpy(&b, src + 2 * i, 2);
-      p.w[i] = bf16_bits_to_f32(b);
-    }
+  const uint8_t* scales = nullptr;
+  if (t->dtype() == fb::DType::i8) {
+    if (t->scale_offset() + slices * rows * 4 > m.weights()->size())
+      throw std::runtime_error("init.model " + path + ": tensor " + p.name + " has no room for its scales");
+    scales = m.weights()->data() + t->scale_offset();
   }
+  for (uint64_t s = 0; s < slices; ++s)
+    for (uint64_t r = 0; r < rows; ++r) {
+      float scale = 0.f;
+      if (scales) std::memcpy(&scale, scales + 4 * (s * rows + r), 4);
+      for (uint64_t c = 0; c < cols; ++c) {
+        const uint64_t i = s * slice + packed_index(layout, rows, cols, r, c);
+        float& w = p.w[s * slice + r * cols + c];
+        if (elem == 4) {
+          std::memcpy(&w, src + 4 * i, 4);
+        } else if (elem == 2) {
+          uint16_t b;
+          std::memcpy(&b, src + 2 * i, 2);
+          w = bf16_bits_to_f32(b);
+        } else {
+          w = scale * static_cast<float>(static_cast<int8_t>(src[i]));
+        }
+      }
+    }
+}
+
+// The file's bytes, checked by the runtime's own validator (every check
+// amxqa_model_open makes, not a second one) on the file mapped, since it
+// wants the 64-byte alignment a model is opened with.
+std::vector<uint8_t> read_verified_model(const std::string& path) {
+  std::vector<uint8_t> bytes = read_file(path);
+  std::string why;
+  const amxqa::Status st = amxqa::Model::verify_file(path, [&](amxqa_status, const char* message) {
+    if (why.empty()) why = message ? message : "";
+  });
+  if (!st.ok()) throw std::runtime_error(path + ": not a valid .amxqa model: " + (why.empty() ? st.message : why));
+  return bytes;
 }
 
 }  // namespace
@@ -81,15 +117,7 @@ void import_init_model(RunContext& ctx) {
   const std::string tok_out = ctx.out(kTokenizerFile), pre = ctx.out(stage_checkpoint("pretrain")),
                     stop = ctx.out(stage_checkpoint("sft_stop"));
   if (file_exists(tok_out) && file_exists(pre) && file_exists(stop)) return;
-  const std::vector<uint8_t> bytes = read_file(path);
-  // The runtime's own validator (every check amxqa_model_open makes), not a second one.
-  std::string why;
-  const auto first_failure = [](void* user, amxqa_status, const char* message) {
-    auto* w = static_cast<std::string*>(user);
-    if (w->empty()) *w = message ? message : "";
-  };
-  if (amxqa_model_verify(bytes.data(), bytes.size(), first_failure, &why) != AMXQA_OK)
-    throw std::runtime_error("init.model " + path + ": not a valid .amxqa model: " + why);
+  const std::vector<uint8_t> bytes = read_verified_model(path);
   const fb::Model& m = *fb::GetModel(bytes.data());
   const ArchConfig& arch = ctx.cfg.arch;
   check_arch(*m.arch(), arch, path);
@@ -111,6 +139,44 @@ void import_init_model(RunContext& ctx) {
   save_checkpoint(stop, model, state);
   std::fprintf(stderr, "[init] %s -> %s, %s, %s (%zu tensors)\n", path.c_str(), tok_out.c_str(), pre.c_str(),
                stop.c_str(), model.params().size());
+}
+
+void set_recipe_arch(Recipe& recipe, const std::string& path) {
+  const std::vector<uint8_t> bytes = read_verified_model(path);
+  const fb::Arch& a = *fb::GetModel(bytes.data())->arch();
+  auto set = [&](const char* key, uint64_t v) { recipe.set(std::string("arch.") + key, std::to_string(v)); };
+  auto flag = [&](const char* key, bool v) { recipe.set(std::string("arch.") + key, v ? "true" : "false"); };
+  set("d_model", a.d_model());
+  set("n_layers", a.n_layers());
+  std::string kinds, moe_layers;
+  for (uint32_t l = 0; a.layer_kinds() && l < a.layer_kinds()->size(); ++l)
+    kinds += (l ? " " : "") + std::string(static_cast<uint8_t>(a.layer_kinds()->Get(l)) == kLayerLin ? "lin" : "swa");
+  recipe.set("arch.layer_kinds", kinds);
+  set("n_heads", a.n_heads());
+  set("n_kv_heads", a.n_kv_heads());
+  set("head_dim", a.head_dim());
+  set("window", a.window());
+  set("lin_state", a.lin_state());
+  set("d_ff", a.d_ff());
+  set("moe_experts", a.moe_experts());
+  if (a.moe_experts()) {
+    set("moe_top_k", a.moe_top_k());
+    set("moe_d_ff", a.moe_d_ff());
+    set("moe_route_block", a.moe_route_block());
+    set("moe_route_window", a.moe_route_window());
+    for (uint32_t l = 0; a.moe_layers() && l < a.moe_layers()->size(); ++l)
+      moe_layers += (l ? " " : "") + std::to_string(a.moe_layers()->Get(l));
+    recipe.set("arch.moe_layers", moe_layers);
+  }
+  set("vocab_size", a.vocab_size());
+  char num[32];
+  std::snprintf(num, sizeof num, "%.9g", double(a.rope_theta()));
+  recipe.set("arch.rope_theta", num);
+  std::snprintf(num, sizeof num, "%.9g", double(a.norm_eps()));
+  recipe.set("arch.norm_eps", num);
+  flag("question_match", a.question_match());
+  flag("start_pointer", a.start_pointer());
+  flag("end_pointer", a.end_pointer());
 }
 
 }  // namespace amxqa::train

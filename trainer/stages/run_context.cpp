@@ -30,13 +30,18 @@ std::string stage_checkpoint(const std::string& stage) { return stage + ".ckpt";
 
 std::unique_ptr<RunContext> make_context(const std::string& recipe_path, const std::string& out_dir, bool resume,
                                          const std::vector<std::string>& overrides) {
-  auto ctx = std::make_unique<RunContext>();
-  ctx->recipe = Recipe::load(recipe_path);
+  Recipe recipe = Recipe::load(recipe_path);
   for (const auto& o : overrides) {
     size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0) throw std::runtime_error("--set expects section.key=value, got " + o);
-    ctx->recipe.set(o.substr(0, eq), o.substr(eq + 1));
+    recipe.set(o.substr(0, eq), o.substr(eq + 1));
   }
+  return make_context(std::move(recipe), out_dir, resume);
+}
+
+std::unique_ptr<RunContext> make_context(Recipe recipe, const std::string& out_dir, bool resume) {
+  auto ctx = std::make_unique<RunContext>();
+  ctx->recipe = std::move(recipe);
   if (!out_dir.empty()) {
     char cwd[4096];
     std::string base = ::getcwd(cwd, sizeof cwd) ? cwd : ".";

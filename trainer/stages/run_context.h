@@ -24,6 +24,8 @@ struct RunContext {
 // creates the folder, writes out/recipe.recipe (used by diagnose) and opens the log.
 std::unique_ptr<RunContext> make_context(const std::string& recipe_path, const std::string& out_dir,
                                          bool resume, const std::vector<std::string>& overrides = {});
+// The same from a recipe made in memory (`amxqa-train finetune`).
+std::unique_ptr<RunContext> make_context(Recipe recipe, const std::string& out_dir, bool resume);
 
 bool file_exists(const std::string& path);
 void make_dirs(const std::string& path);

@@ -46,21 +46,9 @@ void run_sft(RunContext& ctx, const std::string& stage, const std::string& prev,
                   {"unanswerable", set.unanswerable},
                   {"val_examples", set.val.size()},
                   {"skipped", set.skipped}});
-  std::unique_ptr<Corpus> replay;
-  if (cfg.replay_frac > 0) replay = load_corpus(ctx, tok);
-
   TrainModel model(c.arch, c.seed);
   TrainState state;
-  LoopSpec spec;
-  spec.cfg = &cfg;
-  spec.partial_ckpt = ctx.out(stage + ".partial.ckpt");
-  spec.final_ckpt = final_ckpt;
-  begin_stage(ctx, stage, spec.partial_ckpt, ctx.out(stage_checkpoint(prev)), model, state);
-  spec.val = &set.val;
-  spec.tok = &tok.owned.view;
-  ExampleSource source(set.train, c.seed + static_cast<uint64_t>(round), replay.get(), cfg.replay_frac);
-  LoopResult r = train_loop(ctx, stage, model, state, source, spec);
-  if (r.interrupted) throw Interrupted(stage);
+  const LoopResult r = train_sft_set(ctx, stage, prev, cfg, round, set, tok, model, state);
   std::fprintf(stderr, "[%s] done: %llu steps, val_loss %.4f\n", stage.c_str(),
                static_cast<unsigned long long>(r.steps), r.val_loss);
   static const char* kRoundNames[] = {"pretrained", "instruction SFT", "QA SFT", "abstention rebalance"};
@@ -84,6 +72,23 @@ std::vector<std::string> stop_paragraphs(const RunContext& ctx, size_t want) {
 }
 
 }  // namespace
+
+LoopResult train_sft_set(RunContext& ctx, const std::string& stage, const std::string& prev, const StageConfig& cfg,
+                         int round, const SftSet& set, const RunTokenizer& tok, TrainModel& model, TrainState& state) {
+  std::unique_ptr<Corpus> replay;
+  if (cfg.replay_frac > 0) replay = load_corpus(ctx, tok);
+  LoopSpec spec;
+  spec.cfg = &cfg;
+  spec.partial_ckpt = ctx.out(stage + ".partial.ckpt");
+  spec.final_ckpt = ctx.out(stage_checkpoint(stage));
+  begin_stage(ctx, stage, spec.partial_ckpt, ctx.out(stage_checkpoint(prev)), model, state);
+  spec.val = &set.val;
+  spec.tok = &tok.owned.view;
+  ExampleSource source(set.train, ctx.cfg.seed + static_cast<uint64_t>(round), replay.get(), cfg.replay_frac);
+  LoopResult r = train_loop(ctx, stage, model, state, source, spec);
+  if (r.interrupted) throw Interrupted(stage);
+  return r;
+}
 
 void stage_sft_stop(RunContext& ctx) {
   run_sft(ctx, "sft_stop", "pretrain", ctx.cfg.sft_stop, 1, [&](const TokenizerView& tok, size_t max_tokens, size_t n) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stages/run_context.h"
+#include "stages/sft_data.h"
 
 namespace amxqa::train {
 
@@ -28,6 +29,14 @@ void stage_eval(RunContext& ctx);         // → eval.json, scores in the model,
 // (and the run's calibration.json, if there is one).
 void write_final_model(RunContext& ctx, const std::string& path,
                        const std::vector<std::pair<std::string, float>>& scores);
+
+// The SFT rounds' training: `set` trained as stage `stage` (its loop,
+// checkpoints, resume and progress line), starting from the run folder's
+// `prev`.ckpt with fresh AdamW moments, on cfg's schedule; writes
+// `stage`.ckpt and leaves the result in model/state. Shared by sft_stop,
+// sft_qa, sft_abstain and `amxqa-train finetune`. Throws Interrupted on SIGINT.
+LoopResult train_sft_set(RunContext& ctx, const std::string& stage, const std::string& prev, const StageConfig& cfg,
+                         int round, const SftSet& set, const RunTokenizer& tok, TrainModel& model, TrainState& state);
 
 // Runs the named stage ("sft-qa" and "sft_qa" both work); false if unknown.
 bool run_stage(RunContext& ctx, const std::string& name);

@@ -1,0 +1,260 @@
+// test_finetune.cpp — `amxqa-train finetune`, called in-process as the tool
+// runs it (trainer/main.cpp is only `return run_cli(argc, argv)`), on
+// tests/data/finetune_small.json (four paragraphs written for this test,
+// SQuAD 2.0 format, answerable and unanswerable questions, answers after
+// non-ASCII text so answer_start counts characters) and a tiny int8 model
+// with a start and an end pointer made here from the trainer's random init:
+//   - a few steps: the output opens through the C API and answers, keeps the
+//     input's int8 weights, carries a threshold re-chosen on the held-out
+//     paragraph, the before/after figures are printed and the card is written;
+//   - every refusal (bad JSON, gzip garbage, an answer not at its
+//     answer_start, no usable question, an invalid model, a model without a
+//     start pointer, an unwritable output, missing flags) exits non-zero with
+//     its message, before any training;
+//   - --help names every flag;
+//   - init.model's import reads f32, bf16 (vnni2) and int8 (vnni4, dequantised)
+//     files back to the weights they were written from.
+// A few seconds of one core in Release.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "amxqa.hpp"
+#include "cli/commands.h"
+#include "format/model_writer.h"
+#include "format/random_model.h"
+#include "model/train_model.h"
+#include "stages/export_model.h"
+#include "stages/import_model.h"
+#include "toy_moe_model.h"
+
+namespace {
+
+struct Run {
+  int rc = 0;
+  std::string out, err;
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// run_cli with stdout and stderr captured into files of `dir`.
+Run run_trainer(const std::string& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), "amxqa-train");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int saved_out = dup(1), saved_err = dup(2);
+  REQUIRE(std::freopen((dir + "/stdout.txt").c_str(), "w", stdout));
+  REQUIRE(std::freopen((dir + "/stderr.txt").c_str(), "w", stderr));
+  Run r;
+  r.rc = amxqa::train::run_cli(static_cast<int>(args.size()), argv.data());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  dup2(saved_out, 1);
+  dup2(saved_err, 2);
+  close(saved_out);
+  close(saved_err);
+  r.out = read_all(dir + "/stdout.txt");
+  r.err = read_all(dir + "/stderr.txt");
+  return r;
+}
+
+// The trainer tests' smallest model (every layer kind and a MoE layer) with
+// a vocabulary above the byte ids, a start and an end pointer, the reference
+// tokenizer, random weights and int8 matrices.
+void write_tiny_model(const std::string& path, bool start_pointer) {
+  amxqa::ArchConfig a = amxqa::train::test::toy_moe_arch();
+  a.vocab_size = 320;
+  a.start_pointer = a.end_pointer = start_pointer;
+  amxqa::train::TrainModel model(a, 7);
+  amxqa::ModelSpec spec;
+  spec.arch = a;
+  spec.tokenizer = amxqa::make_reference_tokenizer(a.vocab_size);
+  spec.vocab_mask = amxqa::train::open_vocab_mask(a.vocab_size);
+  spec.tensors = model.to_tensors(amxqa::DType::i8, 8);
+  spec.calibration.present = true;
+  spec.calibration.no_answer_threshold = 0.5f;
+  spec.calibration.method = "test";
+  amxqa::write_file(path, amxqa::write_model(spec));
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char t[] = "/tmp/amxqa-finetune-XXXXXX";
+    REQUIRE(mkdtemp(t) != nullptr);
+    path = t;
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+const std::string kData = std::string(AMXQA_SOURCE_DIR) + "/tests/data/finetune_small.json";
+
+}  // namespace
+
+TEST_SUITE("integration") {
+
+TEST_CASE("finetune: a few steps on a small SQuAD 2.0 file; the output opens, answers, and has its card") {
+  TempDir dir;
+  const std::string in = dir.path + "/tiny.amxqa", out = dir.path + "/new.amxqa";
+  write_tiny_model(in, true);
+  const Run r = run_trainer(dir.path, {"finetune", "--model", in, "--data", kData, "--out", out, "--steps", "3",
+                                       "--batch-tokens", "1024", "--threads", "2"});
+  INFO(r.err);
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  // 4 paragraphs, one held out (the last: 3 answerable, 2 unanswerable questions).
+  CHECK(r.out.find("trained on 3 paragraphs (10 answerable, 6 unanswerable questions)") != std::string::npos);
+  CHECK(r.out.find("held out: 5 questions (3 answerable, 2 unanswerable)") != std::string::npos);
+  CHECK(r.out.find("\n  before ") != std::string::npos);
+  CHECK(r.out.find("\n  after ") != std::string::npos);
+  CHECK(r.out.find("re-chosen on the held-out questions") != std::string::npos);
+  CHECK(r.err.find("[finetune] step 3/3") != std::string::npos);  // the loop's progress line
+
+  const amxqa::Model m = amxqa::Model::open_file(out);
+  REQUIRE_MESSAGE(m.ok(), m.status().message);
+  const amxqa_model_info info = m.info();
+  CHECK(std::string(info.weight_dtype) == "int8");  // the input's type
+  CHECK(info.calibrated == 1);
+  CHECK(std::string(info.calibration_method).find("best F1 with over-refusal <= 15% on held-out") != std::string::npos);
+  CHECK(std::string(info.recipe) == "finetune");
+  amxqa::Session s = amxqa::Session::create(m, amxqa::default_options());
+  REQUIRE(s.ok());
+  const amxqa::Answer a = s.answer("Who built the lighthouse?", "The lighthouse was built in 1861 by Agnes Trevail.");
+  CHECK(a.status.ok());
+
+  const std::string card = read_all(dir.path + "/new.MODEL_CARD.md");
+  CHECK(card.find("## Held-out figures") != std::string::npos);
+  CHECK(card.find("| before (its own threshold) |") != std::string::npos);
+  CHECK(card.find("| after (the written threshold) |") != std::string::npos);
+  CHECK(card.find("3 steps") != std::string::npos);
+  CHECK(card.find("on 2 thread(s)") != std::string::npos);
+  CHECK(card.find("## Generations (held out)") != std::string::npos);
+  CHECK(read_all(out + ".work/tokenizer.tok").empty());  // the work folder is gone
+}
+
+TEST_CASE("finetune refuses bad input with its message and a non-zero exit, before training") {
+  TempDir dir;
+  const std::string model = dir.path + "/tiny.amxqa", out = dir.path + "/new.amxqa";
+  write_tiny_model(model, true);
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir.path + "/" + name, std::ios::binary) << bytes;
+    return dir.path + "/" + name;
+  };
+  struct Case {
+    const char* what;
+    std::vector<std::string> args;
+    int rc;
+    std::string message;
+  };
+  std::string moved = read_all(kData);
+  moved.replace(moved.find("\"answer_start\": 64"), 18, "\"answer_start\": 65");  // "Agnes Trevail" is at 64
+  write_tiny_model(dir.path + "/no-pointer.amxqa", false);
+  const std::vector<Case> cases = {
+      {"missing data file", {"--data", dir.path + "/absent.json"}, 1, "cannot open"},
+      {"malformed JSON", {"--data", write("bad.json", "{\"data\": [")}, 1, "bad.json: SQuAD: not valid JSON"},
+      {"gzip garbage", {"--data", write("bad.json.gz", std::string("\x1f\x8b\x08\x00garbage, not deflate", 24))}, 1,
+       "bad.json.gz"},
+      {"answer not at answer_start", {"--data", write("moved.json", moved)}, 1,
+       "answer 'Agnes Trevail' is not at its answer_start 65"},
+      {"no usable question", {"--data", write("empty.json", "{\"version\": \"v2.0\", \"data\": []}")}, 1,
+       "no usable question"},
+      {"invalid model", {"--model", write("junk.amxqa", std::string(4096, 'x'))}, 1, "not a valid .amxqa model"},
+      {"model without a start pointer", {"--model", dir.path + "/no-pointer.amxqa"}, 1, "has no start pointer"},
+      {"unwritable output", {"--out", dir.path + "/no/such/folder/new.amxqa"}, 1, "cannot write"},
+      {"one paragraph only", {"--data", write("one.json", "{\"data\": [{\"title\": \"t\", \"paragraphs\": [{\"context\": "
+                                                              "\"Ann is here.\", \"qas\": [{\"id\": \"1\", \"question\": "
+                                                              "\"Who?\", \"answers\": [{\"text\": \"Ann\", "
+                                                              "\"answer_start\": 0}]}]}]}]}")},
+       1, "at least 2 are needed"},
+      {"a flag's value out of range", {"--holdout", "2"}, 2, "--holdout"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    // c.args replace --model / --data / --out, or are added.
+    std::vector<std::string> args = {"finetune", "--model", model, "--data", kData, "--out", out};
+    for (size_t i = 0; i + 1 < c.args.size(); i += 2) {
+      size_t j = 1;
+      while (j < args.size() && args[j] != c.args[i]) j += 2;
+      if (j < args.size()) args[j + 1] = c.args[i + 1];
+      else args.insert(args.end(), {c.args[i], c.args[i + 1]});
+    }
+    const Run r = run_trainer(dir.path, args);
+    INFO(r.err);
+    CHECK(r.rc == c.rc);
+    CHECK(r.err.find(c.message) != std::string::npos);
+    CHECK(r.err.find("[finetune] step") == std::string::npos);  // refused before training
+    CHECK(read_all(out).empty());
+  }
+  const Run missing = run_trainer(dir.path, {"finetune", "--model", model, "--data", kData});
+  CHECK(missing.rc == 2);
+  CHECK(missing.err.find("--model, --data and --out are required") != std::string::npos);
+}
+
+TEST_CASE("init.model imports f32, bf16 and int8 files, any layout, as the weights written") {
+  for (const amxqa::DType dtype : {amxqa::DType::f32, amxqa::DType::bf16, amxqa::DType::i8}) {
+    CAPTURE(static_cast<int>(dtype));
+    TempDir dir;
+    const std::string path = dir.path + "/random.amxqa";
+    const amxqa::ModelSpec spec = amxqa::make_random_model("tiny", 3, dtype);
+    amxqa::write_file(path, amxqa::write_model(spec));
+    amxqa::train::Recipe recipe = amxqa::train::Recipe::parse("", "import-test");
+    amxqa::train::set_recipe_arch(recipe, path);
+    recipe.set("init.model", path);
+    auto ctx = amxqa::train::make_context(recipe, dir.path + "/run", false);
+    amxqa::train::import_init_model(*ctx);
+    amxqa::train::TrainModel model(ctx->cfg.arch, 1);
+    amxqa::train::TrainState state;
+    REQUIRE(amxqa::train::load_checkpoint(ctx->out("pretrain.ckpt"), model, state));
+    size_t packed = 0;
+    for (const amxqa::train::Param& p : model.params()) {
+      const amxqa::TensorSpec* t = nullptr;
+      for (const amxqa::TensorSpec& x : spec.tensors)
+        if (x.name == p.name) t = &x;
+      REQUIRE(t);
+      REQUIRE(t->values.size() == p.w.size());
+      packed += t->layout != amxqa::Layout::plain;
+      const size_t cols = t->shape.back();
+      for (size_t r = 0; r < p.w.size() / cols; ++r) {
+        float absmax = 0;
+        for (size_t c = 0; c < cols; ++c) absmax = std::max(absmax, std::fabs(t->values[r * cols + c]));
+        for (size_t c = 0; c < cols; ++c) {
+          const float want = t->values[r * cols + c], got = p.w[r * cols + c];
+          // f32 exact; bf16 within half an ulp (8 bits of mantissa); i8 within half a step of its row's scale.
+          const float tol = t->dtype == amxqa::DType::f32    ? 0.f
+                            : t->dtype == amxqa::DType::bf16 ? std::fabs(want) / 256.f
+                                                             : absmax / 127.f * 0.5001f;
+          if (std::fabs(got - want) > tol) FAIL_CHECK(p.name << "[" << r << "," << c << "]: " << got << " vs " << want);
+        }
+      }
+    }
+    if (dtype != amxqa::DType::f32) CHECK(packed > 0);  // vnni2 / vnni4 matrices were unpacked
+  }
+}
+
+TEST_CASE("finetune --help documents every flag") {
+  TempDir dir;
+  const Run r = run_trainer(dir.path, {"finetune", "--help"});
+  CHECK(r.rc == 0);
+  for (const char* flag : {"--model", "--data", "--out", "--dev", "--holdout", "--epochs", "--steps", "--lr",
+                           "--batch-tokens", "--threads", "--seed", "--dtype", "--max-over-refusal", "--made-up",
+                           "--max-tokens", "--work", "--keep-work"})
+    CHECK_MESSAGE(r.out.find(std::string("  ") + flag + " ") != std::string::npos, flag);
+  const Run usage = run_trainer(dir.path, {"--help"});
+  CHECK(usage.out.find("finetune --model") != std::string::npos);
+}
+
+}  // TEST_SUITE
