@@ -25,7 +25,11 @@ GzPtr open_gz(const std::string& path) {
 void check_gz(gzFile f, const std::string& path) {
   int err = 0;
   const char* msg = gzerror(f, &err);
-  if (err != Z_OK && err != Z_BUF_ERROR) throw std::runtime_error(path + ": " + (msg ? msg : "gzip error"));
+  if (err == Z_OK || err == Z_BUF_ERROR) return;
+  // zlib's message starts with the path itself; it is said once.
+  std::string why = msg ? msg : "";
+  if (why.compare(0, path.size() + 2, path + ": ") == 0) why.erase(0, path.size() + 2);
+  throw std::runtime_error(path + ": not a valid gzip file (" + (why.empty() ? "zlib error" : why) + ")");
 }
 
 bool blank(const std::string& line) {

@@ -7,6 +7,8 @@
 //   - a few steps: the output opens through the C API and answers, keeps the
 //     input's int8 weights, carries a threshold re-chosen on the held-out
 //     paragraph, the before/after figures are printed and the card is written;
+//   - on v1.1 data (no unanswerable question held out) the input's threshold
+//     is kept; --dtype and --dev are honoured;
 //   - every refusal (bad JSON, gzip garbage, an answer not at its
 //     answer_start, no usable question, an invalid model, a model without a
 //     start pointer, an unwritable output, missing flags) exits non-zero with
@@ -26,6 +28,8 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "amxqa.hpp"
 #include "cli/commands.h"
@@ -146,6 +150,36 @@ TEST_CASE("finetune: a few steps on a small SQuAD 2.0 file; the output opens, an
   CHECK(read_all(out + ".work/tokenizer.tok").empty());  // the work folder is gone
 }
 
+TEST_CASE("finetune on SQuAD v1.1 data keeps the input's threshold; --dtype and --dev") {
+  TempDir dir;
+  const std::string in = dir.path + "/tiny.amxqa", out = dir.path + "/f32.amxqa";
+  write_tiny_model(in, true);
+  // The small file without its unanswerable questions, trained on; all of it held out with --dev.
+  nlohmann::json v11 = nlohmann::json::parse(read_all(kData));
+  for (auto& article : v11["data"])
+    for (auto& p : article["paragraphs"]) {
+      nlohmann::json kept = nlohmann::json::array();
+      for (auto& q : p["qas"])
+        if (!q["is_impossible"].get<bool>()) kept.push_back(q);
+      p["qas"] = kept;
+    }
+  const std::string data = dir.path + "/v11.json";
+  std::ofstream(data) << v11.dump();
+  const Run r = run_trainer(dir.path, {"finetune", "--model", in, "--data", data, "--dev", data, "--out", out,
+                                       "--steps", "1", "--dtype", "f32", "--made-up", "0"});
+  INFO(r.err);
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("trained on 4 paragraphs (13 answerable, 0 unanswerable questions)") != std::string::npos);
+  CHECK(r.out.find("the --dev file") != std::string::npos);
+  CHECK(r.out.find("threshold +0.500 was kept") != std::string::npos);
+  const amxqa::Model m = amxqa::Model::open_file(out);
+  REQUIRE_MESSAGE(m.ok(), m.status().message);
+  CHECK(std::string(m.info().weight_dtype) == "f32");
+  CHECK(m.info().no_answer_threshold == 0.5f);
+  CHECK(std::string(m.info().calibration_method) == "test");
+}
+
 TEST_CASE("finetune refuses bad input with its message and a non-zero exit, before training") {
   TempDir dir;
   const std::string model = dir.path + "/tiny.amxqa", out = dir.path + "/new.amxqa";
@@ -167,7 +201,7 @@ TEST_CASE("finetune refuses bad input with its message and a non-zero exit, befo
       {"missing data file", {"--data", dir.path + "/absent.json"}, 1, "cannot open"},
       {"malformed JSON", {"--data", write("bad.json", "{\"data\": [")}, 1, "bad.json: SQuAD: not valid JSON"},
       {"gzip garbage", {"--data", write("bad.json.gz", std::string("\x1f\x8b\x08\x00garbage, not deflate", 24))}, 1,
-       "bad.json.gz"},
+       "bad.json.gz: not a valid gzip file"},
       {"answer not at answer_start", {"--data", write("moved.json", moved)}, 1,
        "answer 'Agnes Trevail' is not at its answer_start 65"},
       {"no usable question", {"--data", write("empty.json", "{\"version\": \"v2.0\", \"data\": []}")}, 1,

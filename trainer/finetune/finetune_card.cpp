@@ -1,6 +1,5 @@
 #include "finetune/finetune_card.h"
 
-#include <cmath>
 #include <cstdio>
 
 #include "report/metrics_log.h"
@@ -20,16 +19,9 @@ std::string counts(const QuestionCounts& q) {
 }
 
 std::string row(const char* label, const HeldOutScore& s) {
-  const eval::SweepPoint& p = s.at;
-  char buf[320];
-  char nan[16], auc[16];
-  if (p.n_no) std::snprintf(nan, sizeof nan, "%.1f%%", p.no_answer_accuracy);
-  else std::snprintf(nan, sizeof nan, "-");
-  if (std::isnan(s.auc)) std::snprintf(auc, sizeof auc, "-");
-  else std::snprintf(auc, sizeof auc, "%.3f", s.auc);
-  std::snprintf(buf, sizeof buf, "| %s | %.2f | %.2f | %.2f | %.2f | %s | %.1f%% | %s | %+.3f |\n", label, p.em, p.f1,
-                p.has_em, p.has_f1, nan, p.over_refusal, auc, double(p.threshold));
-  return buf;
+  std::string r = std::string("| ") + label;
+  for (const std::string& c : score_cells(s)) r += " | " + c;
+  return r + " |\n";
 }
 
 }  // namespace

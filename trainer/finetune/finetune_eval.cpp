@@ -46,16 +46,27 @@ void print_score_header(std::FILE* out) {
                "refused", "AUC", "threshold");
 }
 
-void print_score(std::FILE* out, const std::string& label, const HeldOutScore& s) {
+std::vector<std::string> score_cells(const HeldOutScore& s) {
   const eval::SweepPoint& p = s.at;
-  char auc[16], nan[16], t[24];
-  if (std::isnan(s.auc)) std::snprintf(auc, sizeof auc, "-");
-  else std::snprintf(auc, sizeof auc, "%.3f", s.auc);
-  if (p.n_no) std::snprintf(nan, sizeof nan, "%.1f%%", p.no_answer_accuracy);
-  else std::snprintf(nan, sizeof nan, "-");
-  std::snprintf(t, sizeof t, "%+.3f", double(p.threshold));
-  std::fprintf(out, "  %-28s %6.2f %6.2f %7.2f %7.2f %9s %8.1f%% %6s %10s\n", label.c_str(), p.em, p.f1, p.has_em,
-               p.has_f1, nan, p.over_refusal, auc, t);
+  auto fmt = [](const char* f, double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return std::string(buf);
+  };
+  return {fmt("%.2f", p.em),
+          fmt("%.2f", p.f1),
+          fmt("%.2f", p.has_em),
+          fmt("%.2f", p.has_f1),
+          p.n_no ? fmt("%.1f%%", p.no_answer_accuracy) : "-",
+          fmt("%.1f%%", p.over_refusal),
+          std::isnan(s.auc) ? "-" : fmt("%.3f", s.auc),
+          fmt("%+.3f", double(p.threshold))};
+}
+
+void print_score(std::FILE* out, const std::string& label, const HeldOutScore& s) {
+  const std::vector<std::string> c = score_cells(s);
+  std::fprintf(out, "  %-28s %6s %6s %7s %7s %9s %9s %6s %10s\n", label.c_str(), c[0].c_str(), c[1].c_str(),
+               c[2].c_str(), c[3].c_str(), c[4].c_str(), c[5].c_str(), c[6].c_str(), c[7].c_str());
 }
 
 std::vector<std::string> answers_at(const std::string& model_path, const eval::EvalSet& set,

@@ -34,8 +34,12 @@ struct HeldOutScore {
 };
 HeldOutScore score_at(const HeldOutPass& pass, float threshold);
 
-// Prints `label  EM F1  has-EM has-F1  no-answer  over-refusal  AUC  threshold`
-// (the header with print_score_header).
+// The figures as text, for the printed table and the card's alike: EM, F1,
+// has-answer EM, has-answer F1, no-answer accuracy ("-" without unanswerable
+// questions), over-refusal, AUC ("-" without both kinds), threshold.
+std::vector<std::string> score_cells(const HeldOutScore& s);
+
+// Prints `label` and score_cells in columns (the header with print_score_header).
 void print_score_header(std::FILE* out);
 void print_score(std::FILE* out, const std::string& label, const HeldOutScore& s);
 
