@@ -1,9 +1,10 @@
 // train_simd.h — the trainer's own hot loops that are not GEMMs (backward of
 // attention, of the lin recurrence, of ReLU², AdamW). The default build flags
 // (SSE2, trapping math, no reassociation) leave these loops scalar, so each has
-// an AVX-512 body (function target attributes, chosen once at run time) and a
-// portable body with the same meaning. Results differ between the two bodies
-// only in float rounding; one machine always takes the same body.
+// an AVX-512 and an AVX2+FMA body (function target attributes, chosen once at
+// run time; train_simd_isa.h) and a portable body with the same meaning.
+// Results differ between the bodies only in float rounding; one machine under
+// one AMXQA_MAX_ISA always takes the same body, whatever the thread count.
 #pragma once
 #include <cstddef>
 
