@@ -115,16 +115,15 @@ void report(benchmark::State& state, const ArchConfig& arch, double tokens_per_s
 }
 
 // A warm-up step (scratch buffers, first-touch pages), reset_times(), then
-// the timed steps: grads(step) computes a step's gradients, AdamW applies
-// them. Returns the timed steps' process CPU seconds.
-template <class Grads, class Reset>
-double timed_steps(benchmark::State& state, train::TrainModel& model, Grads&& grads,
-                   Reset&& reset_times) {
+// the timed steps: grads(step) computes a step's gradients, adamw(cfg, step,
+// lr) applies them. Returns the timed steps' process CPU seconds.
+template <class Grads, class AdamW, class Reset>
+double timed_steps(benchmark::State& state, Grads&& grads, AdamW&& adamw, Reset&& reset_times) {
   train::AdamWConfig cfg;
   uint64_t step = 1;
   auto one_step = [&] {
     grads(step);
-    train::adamw_step(model.params(), cfg, step, train::lr_at(cfg, step, 1000));
+    adamw(cfg, step, train::lr_at(cfg, step, 1000));
     ++step;
   };
   one_step();
@@ -165,7 +164,7 @@ void train_step_reference(benchmark::State& state) {
   opt.kind = train::LossKind::sampled;
   opt.sampled_pool = kPool;
   const double cpu = timed_steps(
-      state, model,
+      state,
       [&](uint64_t step) {
         model.zero_grad();
         opt.seed = step;
@@ -173,6 +172,7 @@ void train_step_reference(benchmark::State& state) {
             model.forward_backward(tokens.data(), tokens.size(), mask.data(), opt);
         benchmark::DoNotOptimize(st.loss_sum);
       },
+      [&](const train::AdamWConfig& c, uint64_t step, float lr) { train::adamw_step(model.params(), c, step, lr); },
       [&] { model.reset_stage_times(); });
   const double flops = layer_flops(arch, kSeq) +
                        readout_flops(arch, kSeq, std::min<double>(arch.vocab_size, kPool + kSeq));
@@ -280,7 +280,8 @@ StepShape pretrain_step(const train::RunConfig& rc) {
   return s;
 }
 
-// Steps of `make`'s shape for recipe `name` on state.range(0) threads, AdamW included.
+// Steps of `make`'s shape for recipe `name` on state.range(0) threads, AdamW
+// included (StepWorkers::adamw_step: on the same threads).
 void run_steps(benchmark::State& state, const char* name, StepShape (*make)(const train::RunConfig&)) {
   std::string why;
   const std::unique_ptr<train::RunConfig> rc = load_recipe(name, &why);
@@ -291,11 +292,12 @@ void run_steps(benchmark::State& state, const char* name, StepShape (*make)(cons
   const CoreSpread spread(threads);  // before the workers: they inherit its cores
   train::StepWorkers workers(model, threads);
   const double cpu = timed_steps(
-      state, model,
+      state,
       [&](uint64_t step) {
         for (train::StepDoc& d : shape.step) d.opt.seed = step;
         benchmark::DoNotOptimize(workers.forward_backward(shape.step).data());
       },
+      [&](const train::AdamWConfig& c, uint64_t step, float lr) { workers.adamw_step(c, step, lr); },
       [&] { workers.reset_stage_times(); });
   report(state, rc->arch, shape.tokens, shape.flops, threads, workers.stage_times(), cpu);
   state.counters["cores"] = spread.cores();

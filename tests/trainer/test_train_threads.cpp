@@ -4,9 +4,12 @@
 // and token counts are merged too), and train_loop end to end (prefetched
 // batches, threaded validation) for 1, 2 and 3 threads. Also: a source that
 // hands out one reused slot (as PieceSource does) trains on every document.
+// And the optimizer step's fixed units: their partition, StepWorkers::adamw_step
+// against the free adamw_step, and zero gradient in untouched expert slices.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -14,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "format/splitmix64.h"
+#include "model/optimizer_units.h"
 #include "model/step_workers.h"
 #include "model/train_model.h"
 #include "toy_moe_model.h"
@@ -47,9 +52,11 @@ Example toy_doc(uint64_t c) {
   return ex;
 }
 
-// `steps` AdamW steps of 11 documents each through StepWorkers on `threads`.
+// `steps` AdamW steps of 11 documents each through StepWorkers on `threads`;
+// the step by the free adamw_step, or by StepWorkers::adamw_step (which keeps
+// the replicas' weights instead of the next job copying them).
 std::unique_ptr<TrainModel> train_with(unsigned threads, LossKind kind, int steps,
-                                       std::vector<double>* losses) {
+                                       std::vector<double>* losses, bool worker_step = false) {
   auto m = std::make_unique<TrainModel>(toy_moe_arch(), 3);
   StepWorkers workers(*m, threads);
   AdamWConfig c;
@@ -70,7 +77,11 @@ std::unique_ptr<TrainModel> train_with(unsigned threads, LossKind kind, int step
       docs.push_back(StepDoc{e.tokens.data(), e.tokens.size(), e.mask.data(), o});
     }
     for (const StepStats& s : workers.forward_backward(docs)) losses->push_back(s.loss_sum);
-    adamw_step(m->params(), c, uint64_t(step), lr_at(c, uint64_t(step), uint64_t(steps)));
+    const float lr = lr_at(c, uint64_t(step), uint64_t(steps));
+    if (worker_step)
+      workers.adamw_step(c, uint64_t(step), lr);
+    else
+      adamw_step(m->params(), c, uint64_t(step), lr);
   }
   return m;
 }
@@ -169,6 +180,12 @@ TEST_SUITE("unit") {
       CHECK(l1 == l2);
       CHECK(l1 == l3);
       CHECK(l1 == l4);
+      for (unsigned threads : {1u, 2u}) {  // the step on the workers: the same bits
+        std::vector<double> lw;
+        auto mw = train_with(threads, kind, 3, &lw, true);
+        check_same_model(*m1, *mw);
+        CHECK(l1 == lw);
+      }
       // And it trained: the weights moved from the initialisation.
       TrainModel init(toy_moe_arch(), 3);
       CHECK_FALSE(same_bits(init.params()[0].w, m1->params()[0].w));
@@ -232,5 +249,102 @@ TEST_SUITE("unit") {
       adamw_step(ref.params(), c, 1, lr_at(c, 1, 1));
     }
     check_same_model(ref, *one);
+  }
+
+  TEST_CASE("optimizer units: every element once, in order, at most kOptUnitElems, experts apart") {
+    ArchConfig a = toy_moe_arch();
+    a.vocab_size = 9000;  // tok_emb 144,000 floats: three units
+    TrainModel m(a, 1);
+    const std::vector<Param>& P = m.params();
+    const std::vector<OptUnit> units = optimizer_units(P);
+    size_t u = 0;
+    for (size_t i = 0; i < P.size(); ++i) {
+      size_t next = 0;  // every element of P[i], ascending, no gap
+      for (; u < units.size() && units[u].param == i; ++u) {
+        CHECK(units[u].begin == next);
+        CHECK(units[u].count > 0);
+        CHECK(units[u].count <= kOptUnitElems);
+        if (P[i].touched.empty()) {
+          CHECK(units[u].expert == -1);
+        } else {  // inside one expert's slice
+          const size_t slice = P[i].w.size() / P[i].touched.size();
+          REQUIRE(units[u].expert >= 0);
+          CHECK(units[u].begin / slice == size_t(units[u].expert));
+          CHECK((units[u].begin + units[u].count - 1) / slice == size_t(units[u].expert));
+        }
+        next += units[u].count;
+      }
+      CHECK(next == P[i].w.size());
+    }
+    CHECK(u == units.size());
+    CHECK(units[0].count == kOptUnitElems);  // tok_emb is cut
+    CHECK(units[2].count == 144000 - 2 * kOptUnitElems);
+  }
+
+  TEST_CASE("StepWorkers::adamw_step: the free adamw_step's bits on 1, 2 and 3 threads") {
+    ArchConfig a = toy_moe_arch();
+    a.vocab_size = 9000;  // a parameter over several units
+    AdamWConfig c;
+    c.clip = 0.5f;  // the norm is over it: the clip scale uses it
+    // Gradients by hand (pseudo-random, some experts touched) for two steps.
+    auto fill = [](TrainModel& m, uint64_t step) {
+      uint64_t s = step * 0x9e3779b97f4a7c15ull;
+      for (Param& p : m.params()) {
+        for (float& g : p.g) g = float(int64_t(splitmix64(s) >> 40) - (int64_t(1) << 23)) * 0x1p-30f;
+        for (size_t e = 0; e < p.touched.size(); ++e) p.touched[e] = (e + step) % 3 != 0;
+        const size_t slice = p.touched.empty() ? 0 : p.g.size() / p.touched.size();
+        for (size_t e = 0; e < p.touched.size(); ++e)
+          if (!p.touched[e]) std::fill(p.g.begin() + e * slice, p.g.begin() + (e + 1) * slice, 0.f);
+      }
+    };
+    TrainModel ref(a, 4);
+    std::vector<double> ref_norms;
+    for (uint64_t step = 1; step <= 2; ++step) {
+      fill(ref, step);
+      ref_norms.push_back(adamw_step(ref.params(), c, step, 1e-3f));
+    }
+    CHECK(ref_norms[0] > c.clip);
+    for (unsigned threads : {1u, 2u, 3u}) {
+      TrainModel m(a, 4);
+      StepWorkers workers(m, threads);
+      for (uint64_t step = 1; step <= 2; ++step) {
+        fill(m, step);
+        const double norm = workers.adamw_step(c, step, 1e-3f);
+        CHECK(std::memcmp(&norm, &ref_norms[step - 1], sizeof norm) == 0);
+      }
+      check_same_model(ref, m);
+    }
+  }
+
+  TEST_CASE("StepWorkers: untouched expert slices hold zero gradient after each step") {
+    // One short document a step: one routing block, two of six experts, so
+    // experts touched in one step are often untouched in the next.
+    TrainModel m(toy_moe_arch(), 3);
+    StepWorkers workers(m, 2);
+    AdamWConfig c;
+    std::vector<uint8_t> before;
+    size_t dropped = 0;  // slices touched last step, not this one
+    for (uint64_t step = 1; step <= 8; ++step) {
+      Example e = toy_doc(step * 50);
+      e.tokens.resize(8);
+      e.mask.resize(8);
+      std::vector<StepDoc> docs{StepDoc{e.tokens.data(), e.tokens.size(), e.mask.data(), {}}};
+      workers.forward_backward(docs);
+      std::vector<uint8_t> now;
+      for (const Param& p : m.params()) {
+        if (p.touched.empty()) continue;
+        const size_t slice = p.g.size() / p.touched.size();
+        for (size_t e = 0; e < p.touched.size(); ++e) {
+          bool zero = true;
+          for (size_t j = e * slice; j < (e + 1) * slice; ++j) zero = zero && p.g[j] == 0.f;
+          if (!p.touched[e]) CHECK(zero);
+          now.push_back(p.touched[e]);
+        }
+      }
+      for (size_t i = 0; i < before.size(); ++i) dropped += before[i] && !now[i];
+      before = now;
+      workers.adamw_step(c, step, 1e-3f);
+    }
+    CHECK(dropped > 0);
   }
 }

@@ -3,6 +3,7 @@
 #include "model/step_workers.h"
 
 #include <atomic>
+#include <algorithm>
 #include <exception>
 
 namespace amxqa::train {
@@ -21,6 +22,9 @@ std::vector<uint32_t> micro_batch_of(const std::vector<size_t>& doc_tokens) {
 }
 
 struct StepWorkers::Job {
+  const std::function<void(size_t)>* each = nullptr;  // unit jobs (run_units); else documents
+  size_t count = 0;                                    // unit jobs: how many units
+  bool copy_weights = true;  // document jobs: the replicas need the master's weights
   const std::vector<StepDoc>* docs = nullptr;
   bool backward = false;
   std::vector<size_t> unit_begin;  // unit u = documents [unit_begin[u], unit_begin[u + 1])
@@ -30,33 +34,47 @@ struct StepWorkers::Job {
   std::mutex add_mu;
   std::condition_variable add_cv;
   size_t added = 0;
+  bool first_add = true;  // no micro-batch in the master's gradients yet
   std::vector<std::exception_ptr> errors;  // per unit
 };
 
 namespace {
 
-// master.g += replica.g, then replica.g = 0; expert tensors only over the
-// slices the replica touched (its other slices hold no gradient).
-void add_and_clear(TrainModel& master, TrainModel& replica) {
+// mg[j] (+)= rg[j], rg[j] = 0 over [begin, begin + n).
+void add_or_copy(float* mg, float* rg, size_t begin, size_t n, bool copy) {
+  float* m = mg + begin;
+  float* r = rg + begin;
+  if (copy) {
+    for (size_t j = 0; j < n; ++j) {
+      m[j] = r[j];
+      r[j] = 0.f;
+    }
+    return;
+  }
+  for (size_t j = 0; j < n; ++j) {
+    m[j] += r[j];
+    r[j] = 0.f;
+  }
+}
+
+// master.g += replica.g (= replica.g for the step's first micro-batch, and
+// for expert slices the master has not touched yet this step), then
+// replica.g = 0; expert tensors only over the slices the replica touched (its
+// other slices hold no gradient).
+void add_and_clear(TrainModel& master, TrainModel& replica, bool first) {
   std::vector<Param>& M = master.params();
   std::vector<Param>& R = replica.params();
   for (size_t i = 0; i < M.size(); ++i) {
     float* mg = M[i].g.data();
     float* rg = R[i].g.data();
     if (R[i].touched.empty()) {
-      for (size_t j = 0, n = R[i].g.size(); j < n; ++j) {
-        mg[j] += rg[j];
-        rg[j] = 0.f;
-      }
+      add_or_copy(mg, rg, 0, R[i].g.size(), first);
       continue;
     }
     const size_t slice = R[i].g.size() / R[i].touched.size();
     for (size_t e = 0; e < R[i].touched.size(); ++e) {
       if (!R[i].touched[e]) continue;
-      for (size_t j = e * slice; j < (e + 1) * slice; ++j) {
-        mg[j] += rg[j];
-        rg[j] = 0.f;
-      }
+      add_or_copy(mg, rg, e * slice, slice, !M[i].touched[e]);
       M[i].touched[e] = 1;
       R[i].touched[e] = 0;
     }
@@ -113,7 +131,18 @@ void StepWorkers::worker_main(unsigned id) {
   }
 }
 
+void StepWorkers::run_units(size_t count, const std::function<void(size_t)>& each) {
+  Job job;
+  job.each = &each;
+  job.count = count;
+  run_job(job);
+}
+
 void StepWorkers::run_job(Job& job) {
+  if (!job.each) {  // a document job: the replicas then hold the master's weights
+    job.copy_weights = !skip_next_copy_;
+    skip_next_copy_ = false;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     job_ = &job;
@@ -125,14 +154,20 @@ void StepWorkers::run_job(Job& job) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return busy_ == 0; });
   job_ = nullptr;
+  if (!job.each) replicas_synced_ = true;
 }
 
 void StepWorkers::work_on(Job& job, unsigned id) {
+  if (job.each) {
+    for (size_t u = job.next.fetch_add(1); u < job.count; u = job.next.fetch_add(1)) (*job.each)(u);
+    return;
+  }
   TrainModel& rep = *replicas_[id];
-  // This step's weights (the master's changed since the last job).
-  const std::vector<Param>& M = master_.params();
-  std::vector<Param>& R = rep.params();
-  for (size_t i = 0; i < M.size(); ++i) R[i].w = M[i].w;  // same size: no allocation
+  if (job.copy_weights) {  // this step's weights (the master's changed since the last job)
+    const std::vector<Param>& M = master_.params();
+    std::vector<Param>& R = rep.params();
+    for (size_t i = 0; i < M.size(); ++i) R[i].w = M[i].w;  // same size: no allocation
+  }
 
   const size_t units = job.unit_begin.size() - 1;
   for (size_t u = job.next.fetch_add(1); u < units; u = job.next.fetch_add(1)) {
@@ -159,7 +194,8 @@ void StepWorkers::work_on(Job& job, unsigned id) {
       rep.zero_grad();
       std::fill(rep.token_seen().begin(), rep.token_seen().end(), 0);
     } else {
-      add_and_clear(master_, rep);
+      add_and_clear(master_, rep, job.first_add);
+      job.first_add = false;
     }
     ++job.added;
     job.add_cv.notify_all();
@@ -167,9 +203,20 @@ void StepWorkers::work_on(Job& job, unsigned id) {
 }
 
 std::vector<StepStats> StepWorkers::forward_backward(const std::vector<StepDoc>& docs) {
-  master_.zero_grad();
   std::vector<StepStats> stats(docs.size());
-  if (docs.empty()) return stats;
+  if (docs.empty()) {
+    master_.zero_grad();
+    return stats;
+  }
+  // No zeroing pass: the adds copy where the master holds no gradient of this
+  // step yet. Expert slices touched last step but not this one are zeroed
+  // after the job, so untouched slices still hold zero gradient.
+  std::vector<Param>& P = master_.params();
+  was_touched_.resize(P.size());
+  for (size_t i = 0; i < P.size(); ++i) {
+    was_touched_[i] = P[i].touched;
+    std::fill(P[i].touched.begin(), P[i].touched.end(), 0);
+  }
   std::vector<size_t> sizes(docs.size());
   for (size_t i = 0; i < docs.size(); ++i) sizes[i] = docs[i].n;
   const std::vector<uint32_t> mb = micro_batch_of(sizes);
@@ -182,9 +229,42 @@ std::vector<StepStats> StepWorkers::forward_backward(const std::vector<StepDoc>&
   job.unit_begin.push_back(docs.size());
   job.errors.resize(job.unit_begin.size() - 1);
   run_job(job);
+  for (size_t i = 0; i < P.size(); ++i) {
+    if (P[i].touched.empty()) {
+      if (job.first_add) std::fill(P[i].g.begin(), P[i].g.end(), 0.f);  // every micro-batch failed
+      continue;
+    }
+    const size_t slice = P[i].g.size() / P[i].touched.size();
+    for (size_t e = 0; e < P[i].touched.size(); ++e)
+      if (was_touched_[i][e] && !P[i].touched[e])
+        std::fill(P[i].g.begin() + e * slice, P[i].g.begin() + (e + 1) * slice, 0.f);
+  }
   for (const std::exception_ptr& e : job.errors)
     if (e) std::rethrow_exception(e);
   return stats;
+}
+
+double StepWorkers::adamw_step(const AdamWConfig& c, uint64_t step, float lr) {
+  std::vector<Param>& P = master_.params();
+  if (units_.empty()) units_ = optimizer_units(P);
+  partial_.assign(units_.size(), 0.0);
+  run_units(units_.size(), [&](size_t u) { partial_[u] = unit_sum_squares(P, units_[u]); });
+  const double norm = norm_of(partial_);
+  const AdamWScalars s = adamw_scalars(c, step, lr, norm);
+  // The replicas equal the master now (the last job made them so), so copying
+  // each updated unit keeps them equal; a unit's weights are still in cache.
+  const bool keep_synced = replicas_synced_;
+  run_units(units_.size(), [&](size_t u) {
+    const OptUnit& unit = units_[u];
+    if (!unit_live(P, unit)) return;
+    unit_adamw(P, unit, c, s);
+    if (!keep_synced) return;
+    const float* w = P[unit.param].w.data() + unit.begin;
+    for (const auto& r : replicas_)
+      std::copy(w, w + unit.count, r->params()[unit.param].w.data() + unit.begin);
+  });
+  skip_next_copy_ = keep_synced;
+  return norm;
 }
 
 std::vector<StepStats> StepWorkers::evaluate(const std::vector<StepDoc>& docs) {

@@ -6,21 +6,25 @@
 // scratch), and the replicas' gradients are added into the master model's
 // Param::g strictly in micro-batch order. So any thread count gives the same
 // sums, in the same order, as one thread: the same weights, bit for bit.
+// The optimizer step runs on the same workers over the fixed units of
+// optimizer_units.h (again the bits of one thread).
 #pragma once
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "model/optimizer_units.h"
 #include "model/train_model.h"
 
 namespace amxqa::train {
 
 // Micro-batches per step (ours). Fixed, so the sum order never depends on the
 // thread count; 8 keeps 2 and 4 threads busy on unequal documents, and each
-// costs one pass over the gradients (zeroing and adding a replica's).
+// costs one pass over the gradients (adding and zeroing a replica's).
 constexpr size_t kMicroBatches = 8;
 
 // The micro-batch of every document: document i goes to
@@ -47,11 +51,23 @@ class StepWorkers {
 
   unsigned threads() const { return static_cast<unsigned>(replicas_.size()); }
 
-  // master.zero_grad(), then the gradient of every document accumulated into
-  // master's Param::g (touched experts and token_seen too) as described above.
-  // Returns each document's statistics, in document order. Rethrows the first
-  // exception a document raised (by document order), after all workers stopped.
+  // The gradient of every document into master's Param::g (touched experts
+  // and token_seen too) as described above: what master.zero_grad() and then
+  // accumulating would give, except that the first micro-batch is copied in
+  // rather than added to zeros (no serial zeroing pass; a -0 gradient stays
+  // -0). Returns each document's statistics, in document order. Rethrows the
+  // first exception a document raised (by document order), after all workers
+  // stopped.
   std::vector<StepStats> forward_backward(const std::vector<StepDoc>& docs);
+
+  // adamw_step(master.params(), c, step, lr) on the workers, bit for bit: the
+  // units' sums of squares on any worker, added in unit order on this thread,
+  // then AdamW per unit, each updated unit also copied into every replica, so
+  // the next job need not copy the weights. Contract for that skip: from the
+  // last forward_backward/evaluate to the next one, the master's weights
+  // change only through this call (train_loop only reads them otherwise;
+  // callers that step with the free adamw_step keep the full copy).
+  double adamw_step(const AdamWConfig& c, uint64_t step, float lr);
 
   // TrainModel::evaluate of every document on the workers (no gradients),
   // statistics in document order.
@@ -65,7 +81,9 @@ class StepWorkers {
   struct Job;
   void worker_main(unsigned id);
   void run_job(Job& job);           // on all workers; returns when all are done
-  void work_on(Job& job, unsigned id);  // copies the master's weights into its replica first
+  void work_on(Job& job, unsigned id);  // document jobs: copies the master's weights first
+  // `each(unit)` for unit in [0, count) on all workers.
+  void run_units(size_t count, const std::function<void(size_t)>& each);
 
   TrainModel& master_;
   std::vector<std::unique_ptr<TrainModel>> replicas_;
@@ -76,6 +94,11 @@ class StepWorkers {
   uint64_t generation_ = 0;
   unsigned busy_ = 0;
   bool stop_ = false;
+  std::vector<OptUnit> units_;  // optimizer_units(master.params()), made once
+  std::vector<double> partial_; // per unit sum of squares
+  std::vector<std::vector<uint8_t>> was_touched_;  // forward_backward scratch
+  bool replicas_synced_ = false;  // replicas' weights equal the master's (set by jobs)
+  bool skip_next_copy_ = false;   // adamw_step kept them so (the contract above)
 };
 
 }  // namespace amxqa::train

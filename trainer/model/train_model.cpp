@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "amxqa_generated.h"  // fb::LayerKind
+#include "model/optimizer_units.h"
 #include "model/train_impl.h"
-#include "model/train_simd.h"
 
 namespace amxqa::train {
 namespace {
@@ -147,18 +147,12 @@ void TrainModel::zero_grad() {
   }
 }
 
+// The norm adamw_step clips by: unit sums in unit order.
 double TrainModel::grad_norm() const {
-  double s = 0;
-  for (const Param& p : params_) {
-    if (p.touched.empty()) {
-      s += simd::sum_squares(p.g.data(), p.g.size());
-      continue;
-    }
-    const size_t slice = p.g.size() / p.touched.size();
-    for (size_t e = 0; e < p.touched.size(); ++e)
-      if (p.touched[e]) s += simd::sum_squares(p.g.data() + e * slice, slice);
-  }
-  return std::sqrt(s);
+  const std::vector<OptUnit> units = optimizer_units(params_);
+  std::vector<double> partial(units.size());
+  for (size_t u = 0; u < units.size(); ++u) partial[u] = unit_sum_squares(params_, units[u]);
+  return norm_of(partial);
 }
 
 const StageTimes& TrainModel::stage_times() const { return impl_->times; }

@@ -124,7 +124,9 @@ struct AdamWConfig {
 };
 float lr_at(const AdamWConfig& c, uint64_t step, uint64_t total_steps);
 // One AdamW step over all params (moe expert slices only where touched), after
-// clipping by global norm; returns the pre-clip norm. step counts from 1.
+// clipping by global norm (summed over the units of model/optimizer_units.h,
+// in unit order; StepWorkers::adamw_step runs the same units on its threads);
+// returns the pre-clip norm. step counts from 1.
 // lr_at: linear warm-up over `warmup` steps, then cosine to lr · final_lr_frac
 // at total_steps. Gradients and touched flags are left for zero_grad().
 double adamw_step(std::vector<Param>& params, const AdamWConfig& c, uint64_t step, float lr);

@@ -191,7 +191,7 @@ LoopResult train_loop(RunContext& ctx, const std::string& stage, TrainModel& mod
     }
     ++state.step;
     const float lr = lr_at(cfg.optim, state.step, cfg.steps);
-    const double gnorm = adamw_step(model.params(), cfg.optim, state.step, lr);
+    const double gnorm = workers.adamw_step(cfg.optim, state.step, lr);  // on the step's threads
     state.tokens_seen += step_tokens;
     stage_tokens += step_tokens;
     last_loss = step_predicted ? step_loss / step_predicted : NAN;
