@@ -9,8 +9,11 @@
 //   BM_peak_int8_maddubs_avx2    12 vpmaddubsw ymm chains: 64 int8 ops each
 //                                (its pair sums are int16: an exact int32
 //                                product also needs a vpmaddwd per
-//                                vpmaddubsw, so AVX2's int8 GEMMs reach at
-//                                most half of it where both share ports)
+//                                vpmaddubsw, or per 2 or 4 of them where
+//                                their int16 sum provably fits, as AVX2's
+//                                7-bit kernel does; both share ports, and
+//                                bench_kernels.cpp's AVX2 int8 rows report
+//                                maddubs_frac against this)
 //   BM_read_bw/<bytes>           streaming read of a 32 KiB … 256 MiB buffer
 //                                (L1, L2, L2/L3, L3, L3, DRAM on most cores)
 // The AMX tile peak is bench_amx.cpp's BM_amx_tile_peak.

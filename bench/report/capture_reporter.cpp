@@ -55,11 +55,12 @@ void CaptureReporter::ReportRuns(const std::vector<Run>& runs) {
     BenchResult r = to_result(run);
     // A skipped benchmark reports its error once per repetition: show one.
     const size_t before = live_.results().size();
-    const double frac = kernel_roofline_frac(r);
+    const double frac = kernel_roofline_frac(r), mfrac = maddubs_frac(r);
     live_.add(std::move(r));
     if (live_.results().size() == before) continue;
     shown.push_back(run);
     if (std::isfinite(frac)) shown.back().counters["roofline_frac"] = benchmark::Counter(frac);
+    if (std::isfinite(mfrac)) shown.back().counters["maddubs_frac"] = benchmark::Counter(mfrac);
   }
   console_.ReportRuns(shown);
 }

@@ -129,10 +129,23 @@ double kernel_roofline_frac(const BenchResult& run) {
   return ceiling > 0 && measured > 0 ? measured / ceiling : none;
 }
 
+double maddubs_frac(const BenchResult& run) {
+  const double none = std::nan("");
+  const std::string& name = run.name;
+  if (!run.error.empty() || run.counters.count("maddubs_frac")) return none;
+  if (!run.aggregate.empty() && run.aggregate != "mean" && run.aggregate != "median") return none;
+  if (name.rfind("BM_matmul_i", 0) != 0 || !contains(name, "_avx2")) return none;
+  const auto gops = run.counters.find("GFLOP/s");
+  const double peak = rooflines().int8_maddubs_gops;
+  return gops != run.counters.end() && peak > 0 && gops->second > 0 ? gops->second / peak : none;
+}
+
 void annotate_kernel_rooflines(ResultSet& runs) {
   for (BenchResult& r : runs.results()) {
     const double f = kernel_roofline_frac(r);
     if (std::isfinite(f)) r.counters["roofline_frac"] = f;
+    const double m = maddubs_frac(r);
+    if (std::isfinite(m)) r.counters["maddubs_frac"] = m;
   }
 }
 

@@ -54,7 +54,14 @@ Json parse_gbench_text(const std::string& text);
 // when the run has its own fraction, is not a kernel, or lacks a ceiling.
 double kernel_roofline_frac(const BenchResult& r);
 
-// Sets counters["roofline_frac"] on every kernel run that lacks one.
+// The AVX2 int8 products (BM_matmul_i8*_avx2, BM_matmul_i7*_avx2) as a
+// fraction of the vpmaddubsw-alone peak (BM_peak_int8_maddubs_avx2), the
+// yardstick of issue 34; roofline_frac keeps judging AVX2 by the fp32 FMA
+// peak. NaN for every other run or without the peak.
+double maddubs_frac(const BenchResult& r);
+
+// Sets counters["roofline_frac"] on every kernel run that lacks one, and
+// counters["maddubs_frac"] where maddubs_frac is defined.
 void annotate_kernel_rooflines(ResultSet& runs);
 
 }  // namespace amxqa::bench

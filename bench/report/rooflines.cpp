@@ -40,6 +40,7 @@ void fill_rooflines(const ResultSet& runs) {
   r.fp32_avx512_gflops = gflops("BM_fma_peak_avx512");
   r.bf16_gflops = gflops("BM_peak_bf16_dot_avx512");
   r.int8_gops = gflops("BM_peak_int8_vnni_avx512");
+  r.int8_maddubs_gops = gflops("BM_peak_int8_maddubs_avx2");
   r.amx_bf16_gflops = gflops("BM_amx_tile_peak");
   r.read_gbs.clear();
   for (uint64_t size : kReadBwSizes) {

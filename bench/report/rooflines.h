@@ -25,6 +25,7 @@ struct Rooflines {
   double fp32_avx512_gflops = 0;                      // BM_fma_peak_avx512 (bench_kernels.cpp)
   double bf16_gflops = 0;                             // BM_peak_bf16_dot_avx512 (vdpbf16ps)
   double int8_gops = 0;                               // BM_peak_int8_vnni_avx512 (vpdpbusd)
+  double int8_maddubs_gops = 0;                       // BM_peak_int8_maddubs_avx2 (vpmaddubsw)
   double amx_bf16_gflops = 0;                         // BM_amx_tile_peak (bench_amx.cpp)
   std::vector<std::pair<uint64_t, double>> read_gbs;  // buffer bytes → GB/s, ascending
 

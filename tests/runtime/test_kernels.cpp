@@ -562,6 +562,58 @@ TEST_SUITE("unit") {
       }
   }
 
+  // AVX2's 7-bit kernel sums the vpmaddubsw of 2 or 4 vnni4 groups in int16
+  // where the activations allow it (canonical_i8_avx2.cpp, mark_spans):
+  // an output lane's sum of (w + 64) q stays within 127 · 258. Rows built so
+  // that those sums sit exactly at the bound (±32,766, with w + 64 = 127),
+  // and one past it over 4 groups while each 2 stay within (so a span of 4
+  // would wrap), mixed in row blocks with rows that allow no span at all.
+  TEST_CASE("i8 products: 7-bit int16 spans at their bound give the oracle's bits") {
+    const uint32_t rows = 21, cols = 80;  // 5 chunks of 16 columns
+    TestWeights t = make_weights(DType::i8, Layout::vnni4, rows, cols, 7);
+    for (uint32_t r = 0; r < 16; ++r)  // outputs 0-7 at 63 (w + 64 = 127), 8-15 at -64 (0)
+      for (uint32_t c = 0; c < cols; ++c) t.i8[((c / 4) * rows + r) * 4 + (c & 3)] = r < 8 ? 63 : -64;
+    // q = x (amax 127). Lane 0 of a group: columns 4g, 4g + 1; lane 1: 4g + 2, 4g + 3.
+    auto row_of = [&](size_t kind) {
+      std::vector<float> v(cols, 0.0f);
+      if (kind == 0) {
+        const int at[][2] = {{0, 127}, {1, 127}, {4, 4},        // chunk 0 lane 0: 258
+                             {2, -127}, {3, -127}, {14, -4},    // chunk 0 lane 1: -258
+                             {16, 127}, {17, 2}, {24, 127}, {25, 3},       // chunk 1 lane 0: 129 + 130
+                             {50, -127}, {51, -2}, {58, -127}, {59, -3},   // chunk 3 lane 1: -259
+                             {64, 86}, {68, 86}, {72, 86}, {76, 1}};      // chunk 4 lane 0: 259
+        for (const auto& a : at) v[a[0]] = float(a[1]);
+        for (size_t c = 32; c < 48; ++c) v[c] = c % 2 ? 1.0f : -1.0f;  // chunk 2: small
+      } else if (kind == 1) {
+        v = random_vec(cols);
+        v[5] = 1.0f;  // amax: the rest quantises to ~uniform q in [-127, 127]
+      } else {
+        for (size_t c = 0; c < cols; ++c) v[c] = float(int(c % 7) - 3);
+        v[40] = 127.0f;
+      }
+      return v;
+    };
+    const Kernels& s = kernels_scalar();
+    for (const Table& tb : fast_tables())
+      for (size_t m : {size_t(1), size_t(3), size_t(6), size_t(7), size_t(13)}) {
+        std::vector<float> X;
+        for (size_t i = 0; i < m; ++i) {
+          // The first block of 6 rows: only rows at the bound and small ones.
+          const std::vector<float> r = row_of(i >= 6 ? 1 : i % 2 ? 2 : 0);
+          X.insert(X.end(), r.begin(), r.end());
+        }
+        std::vector<float> Yw(m * rows), Yg(m * rows);
+        s.matmul(t.view, X.data(), cols, m, Yw.data(), rows);
+        tb.k->matmul(t.view, X.data(), cols, m, Yg.data(), rows);
+        check_same_bits(Yg.data(), Yw.data(), Yg.size(),
+                        std::string(tb.label) + " i7 spans matmul m=" + std::to_string(m));
+        std::vector<float> yw(rows), yg(rows);
+        s.matvec(t.view, X.data(), yw.data());
+        tb.k->matvec(t.view, X.data(), yg.data());
+        check_same_bits(yg.data(), yw.data(), rows, std::string(tb.label) + " i7 spans matvec");
+      }
+  }
+
   // dot_rows and softmax follow kernels.h's canonical order: the scalar
   // table is checked against double, every other table against scalar bit
   // for bit (the same answers on every ISA rest on it).
