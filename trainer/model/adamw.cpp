@@ -56,6 +56,12 @@ double norm_of(const std::vector<double>& partial) {
   return std::sqrt(ss);
 }
 
+double units_norm(const std::vector<Param>& params, const std::vector<OptUnit>& units) {
+  std::vector<double> partial(units.size());
+  for (size_t u = 0; u < units.size(); ++u) partial[u] = unit_sum_squares(params, units[u]);
+  return norm_of(partial);
+}
+
 AdamWScalars adamw_scalars(const AdamWConfig& c, uint64_t step, float lr, double norm) {
   if (step == 0) step = 1;  // steps count from 1 (bias correction would divide by 0)
   AdamWScalars s;
@@ -78,9 +84,7 @@ void unit_adamw(std::vector<Param>& params, const OptUnit& u, const AdamWConfig&
 
 double adamw_step(std::vector<Param>& params, const AdamWConfig& c, uint64_t step, float lr) {
   const std::vector<OptUnit> units = optimizer_units(params);
-  std::vector<double> partial(units.size());
-  for (size_t u = 0; u < units.size(); ++u) partial[u] = unit_sum_squares(params, units[u]);
-  const double norm = norm_of(partial);
+  const double norm = units_norm(params, units);
   const AdamWScalars s = adamw_scalars(c, step, lr, norm);
   for (const OptUnit& u : units) unit_adamw(params, u, c, s);
   return norm;

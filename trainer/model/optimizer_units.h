@@ -49,4 +49,8 @@ void unit_adamw(std::vector<Param>& params, const OptUnit& u, const AdamWConfig&
 // sqrt(Σ partial[u]) in unit order.
 double norm_of(const std::vector<double>& partial);
 
+// The global gradient norm over the units on this thread: each unit's sum of
+// squares, then norm_of (StepWorkers computes the sums on its workers).
+double units_norm(const std::vector<Param>& params, const std::vector<OptUnit>& units);
+
 }  // namespace amxqa::train

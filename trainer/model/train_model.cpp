@@ -149,10 +149,7 @@ void TrainModel::zero_grad() {
 
 // The norm adamw_step clips by: unit sums in unit order.
 double TrainModel::grad_norm() const {
-  const std::vector<OptUnit> units = optimizer_units(params_);
-  std::vector<double> partial(units.size());
-  for (size_t u = 0; u < units.size(); ++u) partial[u] = unit_sum_squares(params_, units[u]);
-  return norm_of(partial);
+  return units_norm(params_, optimizer_units(params_));
 }
 
 const StageTimes& TrainModel::stage_times() const { return impl_->times; }
