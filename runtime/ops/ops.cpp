@@ -156,6 +156,22 @@ float softmax(float* x, size_t n) {
   return std::log(sum) + mx;
 }
 
+float no_answer_head(const float* W, const float* h, const float* U, size_t ldu, size_t n,
+                     size_t d, float* p, float* u, float* wu) {
+  softmax(p, n);
+  for (size_t j = 0; j < d; ++j) u[j] = 0.f;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < d; ++j) u[j] += p[i] * U[i * ldu + j];
+  float term = 0.f;
+  for (size_t r = 0; r < d; ++r) {
+    float acc = 0.f;
+    for (size_t c = 0; c < d; ++c) acc += W[r * d + c] * u[c];
+    wu[r] = acc;
+    term += h[r] * acc;
+  }
+  return term;
+}
+
 void swa_attend(const float* q, const float* K, size_t kstride, const float* V, size_t vstride,
                 size_t n, size_t hd, float* probs, float* out) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));

@@ -44,6 +44,16 @@ void relu2(const float* x, size_t n, float* y);
 // In-place softmax over n values; returns log(sum exp(x - max)) + max (the log-partition).
 float softmax(float* x, size_t n);
 
+// MODEL.md "No-answer head": the head's term h · (W u) of ABSTAIN's score.
+// On entry p[0, n) holds the start scores s_i of the n passage positions; on
+// exit softmax(s). u[d] receives Σ_i p_i U_i (U: n rows of d floats, stride
+// ldu) and wu[d] = W u (W: [d, d] row-major). Scalar, in this fixed order
+// (softmax, u position by position, W u row by row, the dot), shared by the
+// runtime and the trainer, so every ISA computes the same bits from the same
+// inputs. n = 0: u = 0 and the term is 0.
+float no_answer_head(const float* W, const float* h, const float* U, size_t ldu, size_t n,
+                     size_t d, float* p, float* u, float* wu);
+
 // First key position a swa query at position p sees: max(0, p − W + 1).
 inline size_t swa_window_lo(size_t p, size_t window) { return p + 1 > window ? p + 1 - window : 0; }
 

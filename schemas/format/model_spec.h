@@ -29,6 +29,7 @@ struct ArchConfig {
   bool question_match = false;  // MODEL.md "Question match" (adds no parameter)
   bool start_pointer = false;   // MODEL.md "Start pointer" (adds no parameter)
   bool end_pointer = false;     // MODEL.md "End pointer" (adds no parameter; needs start_pointer)
+  bool no_answer_head = false;  // MODEL.md "No-answer head" (adds no_answer_w; needs start_pointer)
 
   bool is_moe(uint32_t layer) const {
     for (uint32_t l : moe_layers) if (l == layer) return true;

@@ -1,7 +1,7 @@
 // test_train_gradcheck.cpp — the trainer's hand-written backward pass against
 // central finite differences of its own forward pass, for every parameter
-// kind (embeddings, norms, swa, lin, MLP, MoE router and experts) and every
-// loss (full, sampled, extractive, load balance alone).
+// kind (embeddings, norms, swa, lin, MLP, MoE router and experts, the
+// no-answer head) and every loss (full, sampled, extractive, load balance alone).
 //
 // Float care: the forward runs in f32, so the objective is a SUM of CE over the
 // document (ce_scale = 1; loss_sum is accumulated in double), weights are
@@ -158,6 +158,25 @@ double check_coord(TrainModel& m, const Doc& d, const LossOptions& opt, Param& p
   return an;
 }
 
+// Abstention as the target of row 8 (the ANS row of the pointer documents
+// below): ABSTAIN then EOT, rows 8 and 9 predicted.
+void abstain_target(Doc& d) {
+  d.mask.assign(d.tokens.size(), 0);
+  d.tokens[9] = kAbstain;
+  d.tokens[10] = kEot;
+  d.mask[8] = d.mask[9] = 1;
+}
+
+// Extractive loss options over the passage [3, passage_end), summed CE.
+LossOptions extractive_options(uint32_t passage_end) {
+  LossOptions opt;
+  opt.kind = LossKind::extractive;
+  opt.passage_begin = 3;
+  opt.passage_end = passage_end;
+  opt.ce_scale = 1.f;
+  return opt;
+}
+
 }  // namespace
 
 TEST_SUITE("unit") {
@@ -235,18 +254,10 @@ TEST_SUITE("unit") {
     scale_up(m, 6);
     for (int abstain = 0; abstain < 2; ++abstain) {
       Doc d = make_doc(13, 29 + abstain, 40);
-      LossOptions opt;
-      opt.kind = LossKind::extractive;
-      opt.passage_begin = 3;
-      opt.passage_end = 8;
-      opt.ce_scale = 1.f;
+      LossOptions opt = extractive_options(8);
       d.tokens[4] = d.tokens[1];  // a question-matched passage token
-      d.mask.assign(d.tokens.size(), 0);
-      if (abstain) {
-        d.tokens[9] = kAbstain;
-        d.tokens[10] = kEot;
-        d.mask[8] = d.mask[9] = 1;
-      } else {
+      abstain_target(d);
+      if (!abstain) {
         // Answer = passage tokens 6..7 then EOT; token 6's id also occurs at 3,
         // so only the pointer tells the two starts apart.
         d.tokens[3] = d.tokens[6];
@@ -271,6 +282,56 @@ TEST_SUITE("unit") {
     }
   }
 
+  TEST_CASE("gradcheck: the no-answer head (W, and h and U through the pool), answer and abstain rows") {
+    ArchConfig a = tiny_arch(false);
+    a.start_pointer = true;
+    a.no_answer_head = true;
+    ArchConfig plain = a;
+    plain.no_answer_head = false;
+    for (int abstain = 0; abstain < 2; ++abstain) {
+      Doc d = make_doc(13, 41 + abstain, 40);
+      LossOptions opt = extractive_options(8);
+      abstain_target(d);
+      if (!abstain) {
+        d.tokens[9] = d.tokens[5];  // answer = passage token 5, then EOT
+        opt.answer_begin = 5;
+      }
+      INFO("abstain " << abstain);
+      TrainModel m(a, 31), m0(plain, 31);
+      scale_up(m, 8);
+      scale_up(m0, 8);
+      Param* W = m.find("no_answer_w");
+      REQUIRE(W != nullptr);
+      CHECK(m0.find("no_answer_w") == nullptr);
+      // Zero (its init): the head adds nothing, so the loss is the plain model's, bit for bit.
+      for (float x : W->w) REQUIRE(x == 0.f);
+      const double zero_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
+      CHECK(zero_loss == m0.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum);
+      uint64_t s = 77 + abstain;
+      for (float& x : W->w) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        x = (static_cast<float>((s >> 40) & 0xFFFF) / 65536.f - 0.5f) * 1.5f;
+      }
+      const double head_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
+      CHECK(std::fabs(head_loss - zero_loss) > 1e-3);  // the head is live
+      // Every tensor: final_norm and the layers reach the loss through h and U.
+      CHECK(check_all(m, d, opt, 3) > 0);
+      m.zero_grad();
+      m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+      // More of W than a sample, and the final norm's gain (both h and every U_i).
+      for (size_t i = 0; i < 6; ++i) check_coord(m, d, opt, *W, i * 41 % W->w.size());
+      Param* fn = m.find("final_norm");
+      REQUIRE(fn != nullptr);
+      for (size_t i = 0; i < a.d_model; i += 3) check_coord(m, d, opt, *fn, i);
+      // The passage key rows tok_emb[t_p]: the pool's softmax reaches them as scores.
+      Param* emb = m.find("tok_emb");
+      REQUIRE(emb != nullptr);
+      for (uint32_t p = 3; p < 8; ++p)
+        for (size_t i = 0; i < 2; ++i)
+          check_coord(m, d, opt, *emb, size_t(d.tokens[p]) * a.d_model + i * (a.d_model / 2) + p);
+    }
+  }
+
   TEST_CASE("gradcheck: end pointer scores the span's last position from the first answer row") {
     ArchConfig a = tiny_arch(false);
     a.start_pointer = true;
@@ -279,11 +340,7 @@ TEST_SUITE("unit") {
     TrainModel m(a, 29);
     scale_up(m, 6);
     Doc d = make_doc(15, 31, 40);
-    LossOptions opt;
-    opt.kind = LossKind::extractive;
-    opt.passage_begin = 3;
-    opt.passage_end = 9;
-    opt.ce_scale = 1.f;
+    LossOptions opt = extractive_options(9);
     // Answer = passage tokens 5..7 then EOT (rows 9, 10, 11, 12 predicted).
     d.tokens[10] = d.tokens[5];
     d.tokens[11] = d.tokens[6];

@@ -19,6 +19,8 @@
 //                End-pointer models (MODEL.md "End pointer") also score the
 //                first answer token's row over end positions j >= start,
 //                g · U_j, with the answer's last token as target.
+//                With the no-answer head (MODEL.md "No-answer head") ABSTAIN's
+//                score there adds xf · (W u), u the start-score-pooled U.
 // Cross-entropy per position; backward into tok_emb rows, final_norm and x_L.
 #include <algorithm>
 #include <cmath>
@@ -76,6 +78,35 @@ bool pointer_row(const ArchConfig& a, const uint32_t* tokens, size_t n, const Lo
   return opt.answer_begin >= pb && opt.answer_begin < pe && tokens[opt.answer_begin] == target;
 }
 
+// The no-answer head's backward (MODEL.md "No-answer head"), given g =
+// d(loss)/d(z_∅) and the forward's pool (im.nap = p, im.nau = [u | W u]):
+// W gets g·h uᵀ, dz[0, np) the pool softmax's g·p_i·(a_i − ā) (which the
+// caller sends on as score gradients), and im.nau[2d, 3d) becomes w = Wᵀ h,
+// of which U_i takes g·p_i·w and h takes g·(W u) (the caller adds those).
+void no_answer_head_backward(Param& W, Work& im, const float* U, size_t np, size_t d,
+                             const float* h, float g, float* dz) {
+  const float* p = im.nap.data();
+  const float* u = im.nau.data();
+  float* w = im.nau.data() + 2 * d;
+  std::fill(w, w + d, 0.f);
+  for (size_t r = 0; r < d; ++r) {
+    const float* Wr = W.w.data() + r * d;
+    float* Gr = W.g.data() + r * d;
+    const float gh = g * h[r];
+    for (size_t c = 0; c < d; ++c) {
+      w[c] += Wr[c] * h[r];
+      Gr[c] += gh * u[c];
+    }
+  }
+  float abar = 0.f;
+  for (size_t c = 0; c < d; ++c) abar += w[c] * u[c];
+  for (size_t i = 0; i < np; ++i) {
+    float a = 0.f;
+    for (size_t c = 0; c < d; ++c) a += w[c] * U[i * d + c];
+    dz[i] += g * p[i] * (a - abar);
+  }
+}
+
 // The ANS row's softmax over positions [pb, pe) then ABSTAIN. xf0 is that row's
 // final-normed state; on backward, im.pdx receives d(loss)/d(xf0), and the
 // keys' gradients go into tok_emb, final_norm and dx at the passage positions.
@@ -100,6 +131,13 @@ void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
     }
     z[i] = acc;
   }
+  Param* head = im.no_answer_w >= 0 ? &P[static_cast<size_t>(im.no_answer_w)] : nullptr;
+  if (head) {  // MODEL.md "No-answer head": pooled over every passage position
+    float* p = grow(im.nap, np);
+    float* u = grow(im.nau, 3 * d);
+    std::copy(z, z + np, p);
+    z[np] += ops::no_answer_head(head->w.data(), xf0, U, d, np, d, p, u, u + d);
+  }
   const uint32_t target = tokens[im.rows[0] + 1];
   const size_t tc = target == kAbstain ? np : opt.answer_begin - pb;
   size_t best = 0;
@@ -116,6 +154,12 @@ void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   float* dh = grow(im.pdx, 2 * d);
   float* du = dh + d;
   std::fill(dh, dh + d, 0.f);
+  const float g = z[np];  // d(loss)/d(z_∅)
+  if (head) {
+    no_answer_head_backward(*head, im, U, np, d, xf0, g, z);
+    for (size_t j = 0; j < d; ++j) dh[j] += g * im.nau[d + j];
+  }
+  const float* w = head ? im.nau.data() + 2 * d : nullptr;
   for (size_t i = 0; i <= np; ++i) {
     const uint32_t id = i < np ? tokens[pb + i] : kAbstain;
     const float* e = emb.w.data() + size_t(id) * d;
@@ -126,6 +170,10 @@ void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
     }
     if (i == np) break;
     for (size_t j = 0; j < d; ++j) du[j] = z[i] * xf0[j];
+    if (w) {
+      const float gp = g * im.nap[i];
+      for (size_t j = 0; j < d; ++j) du[j] += gp * w[j];
+    }
     simd::rmsnorm_backward(im.x.data() + (pb + i) * d, fn.w.data(), inv[i], du, d,
                            dx + (pb + i) * d, fn.g.data());
   }

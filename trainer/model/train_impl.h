@@ -75,6 +75,7 @@ struct LayerActs {
 struct Work {
   std::vector<LayerIdx> layers;
   int tok_emb = -1, final_norm = -1;
+  int no_answer_w = -1;  // MODEL.md "No-answer head" (-1: the model has none)
   std::vector<LayerActs> acts;
   std::vector<float> x;         // [n][d] residual stream after the last layer
   std::vector<uint8_t> qmatch;  // [n] question-match flags of the document (MODEL.md)
@@ -90,6 +91,7 @@ struct Work {
   std::vector<float> xf, finv, ec, zl, dxf, dec;
   std::vector<float> pu, pinv, pz, pdx;  // start pointer: keys' norms, 1/rms, scores, d(xf row 0)
   std::vector<float> ez, edx;            // end pointer: scores, d(xf row 1) and a key's du
+  std::vector<float> nap, nau;           // no-answer head: pool weights p, [u | W u | Wᵀ h]
 
   // Backward scratch.
   std::vector<float> dx, dh, dmix, du, dv, dq, dk, dvv, do_, dz, dpre, dact, dS, g2;

@@ -37,6 +37,7 @@ void fill_normal(std::vector<float>& w, float stdev, uint64_t seed) {
 void validate(const ArchConfig& a) {
   auto bad = [](const char* why) { throw std::invalid_argument(std::string("ArchConfig: ") + why); };
   if (a.d_model == 0 || a.n_layers == 0 || a.vocab_size <= kAbstain) bad("empty model");
+  if (a.no_answer_head && !a.start_pointer) bad("no_answer_head needs start_pointer");
   if (a.layer_kinds.size() != a.n_layers) bad("layer_kinds size != n_layers");
   if (a.n_heads == 0 || a.n_kv_heads == 0 || a.n_heads % a.n_kv_heads) bad("heads");
   if (a.head_dim == 0 || a.head_dim % 2) bad("head_dim must be even");
@@ -123,6 +124,8 @@ TrainModel::TrainModel(const ArchConfig& arch, uint64_t seed) : arch_(arch) {
       L.w2 = add(pre + "w2", {d, arch.d_ff}, std_out, true);
     }
   }
+  // MODEL.md "No-answer head": zero, so the head starts out adding nothing.
+  if (arch.no_answer_head) im.no_answer_w = add("no_answer_w", {d, d}, -1.f, true);
   token_seen_.assign(arch.vocab_size, 0);
 }
 
