@@ -45,12 +45,14 @@ struct amxqa_model {
   bool question_match;  // MODEL.md "Question match"
   bool start_pointer;   // MODEL.md "Start pointer"
   bool end_pointer;     // MODEL.md "End pointer" (only with start_pointer)
+  bool no_answer_head;  // MODEL.md "No-answer head" (only with start_pointer)
   uint32_t bos, eot, ans, abstain, pad;
   float no_answer_threshold;  // MODEL.md "No-answer decision" (0 without a calibration)
   amxqa::TokenizerView tok;
   const uint8_t* vocab_mask;  // ceil(V/8) bytes
   amxqa::WeightView tok_emb;
   const float* final_norm;
+  const float* no_answer_w;   // [d, d] f32 with no_answer_head, else null
   amxqa::LayerWeights layers[amxqa::kMaxLayers];
   const void* fb_root;        // const amxqa::fb::Model*
   const uint8_t* data;

@@ -88,6 +88,7 @@ void fill_model(const fb::Model& m, const uint8_t* data, size_t len, amxqa_model
   out->question_match = a.question_match();
   out->start_pointer = a.start_pointer();
   out->end_pointer = a.end_pointer();
+  out->no_answer_head = a.no_answer_head();
   const fb::Specials& sp = *m.specials();
   out->pad = sp.pad();
   out->bos = sp.bos();
@@ -113,6 +114,7 @@ void fill_model(const fb::Model& m, const uint8_t* data, size_t len, amxqa_model
 
   out->tok_emb = view_of(m, "tok_emb");
   out->final_norm = f32_of(m, "final_norm");
+  out->no_answer_w = a.no_answer_head() ? f32_of(m, "no_answer_w") : nullptr;
   char nm[32];
   for (uint32_t l = 0; l < a.n_layers(); ++l) {
     LayerWeights& L = out->layers[l];

@@ -114,6 +114,10 @@ bool check_arch(const fb::Arch& a, CheckSink& s) {
     s.fail(E, "arch.end_pointer: set without arch.start_pointer (MODEL.md \"End pointer\")");
     ok = false;
   }
+  if (a.no_answer_head() && !a.start_pointer()) {
+    s.fail(E, "arch.no_answer_head: set without arch.start_pointer (MODEL.md \"No-answer head\")");
+    ok = false;
+  }
   const auto* kinds = a.layer_kinds();
   if (!kinds) {
     s.fail(E, "arch.layer_kinds: missing");
@@ -353,7 +357,7 @@ struct TensorRule {
   bool f32_only;  // norm gains, wa, ba, router
 };
 
-constexpr uint32_t kMaxRules = 2 + kMaxLayers * 11;
+constexpr uint32_t kMaxRules = 3 + kMaxLayers * 11;
 
 uint32_t add_rule(TensorRule* rules, uint32_t n, uint32_t layer, const char* name,
                   bool f32_only, uint32_t d0, uint32_t d1 = 0, uint32_t d2 = 0) {
@@ -378,6 +382,7 @@ uint32_t required_tensors(const fb::Arch& a, TensorRule* rules) {
   uint32_t n = 0;
   n = add_rule(rules, n, none, "tok_emb", false, V, d);
   n = add_rule(rules, n, none, "final_norm", true, d);
+  if (a.no_answer_head()) n = add_rule(rules, n, none, "no_answer_w", true, d, d);
   const auto* moe = a.moe_layers();
   for (uint32_t l = 0; l < a.n_layers(); ++l) {
     const bool lin = a.layer_kinds()->Get(l) == fb::LayerKind::lin;
@@ -562,7 +567,9 @@ void check_tensors(const fb::Model& m, const uint8_t* data, CheckSink& s) {
       }
     }
     if (count == 0) {
-      s.fail(AMXQA_ERR_MODEL_TENSOR, "tensor %s: missing", rules[i].name);
+      const bool head = std::strcmp(rules[i].name, "no_answer_w") == 0;
+      s.fail(AMXQA_ERR_MODEL_TENSOR, "tensor %s: missing%s", rules[i].name,
+             head ? " (arch.no_answer_head is set: MODEL.md \"No-answer head\")" : "");
       continue;
     }
     matched += count;

@@ -108,13 +108,22 @@ DecodeView decode_view(amxqa_session* s, const Question& in, uint32_t n_pass) {
 
 // Step 1's scores of a start-pointer model (MODEL.md "Start pointer"):
 // z[i] = xn · (tok_emb[t_i] + pass_u[i]) for each position, z[n] = xn ·
-// tok_emb[ABSTAIN], in s->pass_z for pick_start. Same bits on every ISA.
+// tok_emb[ABSTAIN], plus xn · (W u) with the no-answer head (MODEL.md
+// "No-answer head": pooled over all n positions), in s->pass_z for
+// pick_start. Same bits on every ISA.
 void score_starts(amxqa_session* s, uint32_t n) {
   float* z = s->pass_z;
+  const size_t d = s->dim.d;
   readout_rows(s, s->pass_ids, n, z);
-  s->kernels->dot_rows(s->pass_u, s->dim.d, n, s->blk.xn, s->dim.d, z);
+  s->kernels->dot_rows(s->pass_u, d, n, s->blk.xn, d, z);
   const uint32_t abstain = s->model->abstain;
   readout_rows(s, &abstain, 1, z + n);
+  if (s->na_pool) {
+    float* p = s->na_pool;
+    std::memcpy(p, z, size_t(n) * sizeof(float));
+    z[n] += ops::no_answer_head(s->model->no_answer_w, s->blk.xn, s->pass_u, d, n, d, p, p + n,
+                                p + n + d);
+  }
 }
 
 struct Outcome {

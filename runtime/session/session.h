@@ -84,6 +84,8 @@ struct amxqa_session {
   // Start-pointer models only (MODEL.md "Start pointer"), else null:
   float* pass_u;          // max_passage_tokens × d: RMSNorm(x_L; final_norm) of each passage token
   float* pass_z;          // max_passage_tokens + 1: step-1 scores of the start positions
+  // No-answer-head models only (MODEL.md "No-answer head"), else null:
+  float* na_pool;         // max_passage_tokens + 2 × d: the pool weights p, then u and W u
   uint32_t* allowed;      // max_passage_tokens + 2 ids allowed at this step
   uint32_t* q_ids;        // max_question_tokens
   uint32_t* ans_ids;      // max_answer_tokens

@@ -148,6 +148,7 @@ void plan(const amxqa_model& m, const amxqa_session_options& o, Bump& b, amxqa_s
   uint32_t* cand = b.take<uint32_t>(np);
   float* pass_u = m.start_pointer ? b.take<float>(mul(np, d.d, ovf)) : nullptr;
   float* pass_z = m.start_pointer ? b.take<float>(np + 1) : nullptr;
+  float* na_pool = m.no_answer_head ? b.take<float>(np + 2 * size_t(d.d)) : nullptr;
   uint32_t* allowed = b.take<uint32_t>(np + 2);
   uint32_t* q_ids = b.take<uint32_t>(o.max_question_tokens);
   uint32_t* ans_ids = b.take<uint32_t>(o.max_answer_tokens);
@@ -181,6 +182,7 @@ void plan(const amxqa_model& m, const amxqa_session_options& o, Bump& b, amxqa_s
   s->cand = cand;
   s->pass_u = pass_u;
   s->pass_z = pass_z;
+  s->na_pool = na_pool;
   s->allowed = allowed;
   s->q_ids = q_ids;
   s->ans_ids = ans_ids;

@@ -47,6 +47,7 @@ struct RawModel {
   bool has_layer_kinds = true;
   std::vector<uint32_t> moe_layers;
   float rope_theta = 10000.f, norm_eps = 1e-5f;
+  bool question_match = false, start_pointer = false, end_pointer = false, no_answer_head = false;
   uint32_t specials[5] = {};  // pad bos eot ans abstain
   uint32_t byte_base = 0, merge_base = 0, max_piece_len = 0, max_chunk_len = 0;
   std::vector<std::pair<uint32_t, uint32_t>> merges;
@@ -81,6 +82,8 @@ RawModel read_raw(const std::vector<uint8_t>& bytes) {
   r.layer_kinds = copy_vec<uint8_t>(a.layer_kinds());
   r.moe_layers = copy_vec<uint32_t>(a.moe_layers());
   r.rope_theta = a.rope_theta(), r.norm_eps = a.norm_eps();
+  r.question_match = a.question_match(), r.start_pointer = a.start_pointer();
+  r.end_pointer = a.end_pointer(), r.no_answer_head = a.no_answer_head();
   const fb::Specials& s = *m->specials();
   const uint32_t sp[5] = {s.pad(), s.bos(), s.eot(), s.ans(), s.abstain()};
   std::memcpy(r.specials, sp, sizeof sp);
@@ -144,11 +147,31 @@ std::vector<uint8_t> build_raw(const RawModel& r) {
                                     r.head_dim, r.window, r.lin_state, r.d_ff, r.moe_experts,
                                     r.moe_top_k, r.moe_d_ff, r.moe_route_block,
                                     r.moe_route_window, fbb.CreateVector(r.moe_layers),
-                                    r.vocab_size, r.rope_theta, r.norm_eps);
+                                    r.vocab_size, r.rope_theta, r.norm_eps, r.question_match,
+                                    r.start_pointer, r.end_pointer, r.no_answer_head);
   const auto root = fb::CreateModel(fbb, r.format_version, farch, fsp, ftok, mask, ftensors,
                                     weights, 0);
   fb::FinishModelBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+// Appends an f32 tensor of zeros (64-aligned, as write_model places them).
+void add_f32_tensor(RawModel& r, const std::string& name, std::vector<uint32_t> shape) {
+  RawTensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.size = 4;
+  for (uint32_t d : t.shape) t.size *= d;
+  t.offset = (r.weights.size() + 63) / 64 * 64;
+  r.weights.resize((t.offset + t.size + 63) / 64 * 64, 0);
+  r.tensors.push_back(t);
+}
+
+// MODEL.md "No-answer head": the flag (with the start pointer it needs) and
+// its [d, d] f32 tensor.
+void add_no_answer_head(RawModel& r) {
+  r.start_pointer = r.no_answer_head = true;
+  add_f32_tensor(r, "no_answer_w", {r.d_model, r.d_model});
 }
 
 RawTensor& tensor(RawModel& r, const std::string& name) {
@@ -399,6 +422,31 @@ std::vector<Case> all_cases() {
     t.weight_bits = 7;
     r.weights[t.offset + t.size - 1] = 64;  // the last one out
   }, Q);
+
+  // ---- no-answer head (MODEL.md "No-answer head")
+  raw("no_answer_head without no_answer_w", AMXQA_ERR_MODEL_TENSOR,
+      [](RawModel& r) { r.start_pointer = r.no_answer_head = true; });
+  raw("no_answer_head without start_pointer", AMXQA_ERR_MODEL_ARCH, [](RawModel& r) {
+    add_no_answer_head(r);
+    r.start_pointer = false;
+  });
+  raw("no_answer_w without no_answer_head", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    add_no_answer_head(r);
+    r.no_answer_head = false;
+  });
+  raw("no_answer_w of shape [d, d/2]", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    r.start_pointer = r.no_answer_head = true;
+    add_f32_tensor(r, "no_answer_w", {r.d_model, r.d_model / 2});
+  });
+  raw("no_answer_w as a vector", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    r.start_pointer = r.no_answer_head = true;
+    add_f32_tensor(r, "no_answer_w", {r.d_model});
+  });
+  raw("no_answer_w stored as bf16", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    add_no_answer_head(r);
+    tensor(r, "no_answer_w").dtype = 1;
+    tensor(r, "no_answer_w").size /= 2;
+  });
   return c;
 }
 
@@ -412,6 +460,12 @@ TEST_SUITE("unit") {
       CHECK(o.verify == AMXQA_OK);
       CHECK(o.reports == 0);
     }
+    // With the no-answer head's flag and tensor (the base of its malformed cases).
+    RawModel r = read_raw(base_bytes(DType::bf16));
+    add_no_answer_head(r);
+    const Outcome o = try_open(build_raw(r));
+    CHECK(o.open == AMXQA_OK);
+    CHECK(o.reports == 0);
   }
 
   TEST_CASE("every malformed model gets its exact status") {
@@ -489,6 +543,11 @@ TEST_SUITE("unit") {
     r.merges[3].first = 300;
     o = try_open(build_raw(r));
     CHECK(o.message.find("tokenizer.merges[3]") == 0);
+
+    r = read_raw(base_bytes(DType::f32));
+    r.start_pointer = r.no_answer_head = true;
+    o = try_open(build_raw(r));
+    CHECK(o.message == "tensor no_answer_w: missing (arch.no_answer_head is set: MODEL.md \"No-answer head\")");
   }
 
   TEST_CASE("verify reports every independent failure") {

@@ -2,9 +2,14 @@
 // decision"): abstain iff no start is allowed or the margin exceeds the
 // threshold (or the chosen span is only white space: never an empty answer); the threshold comes from the model's calibration, a session
 // option or amxqa_session_set_threshold; probability is a probability; the
-// output structs honour struct_size; white-space questions are empty.
+// output structs honour struct_size; white-space questions are empty. The
+// no-answer head (MODEL.md "No-answer head") moves the margin, gives the same
+// bits on every backend, allocates nothing, and leaves files without it as
+// they were.
 #include <cmath>
 
+#include "amxqa_generated.h"
+#include "support/alloc_counter.h"
 #include "support/session_fixture.h"
 
 using namespace amxqa;
@@ -21,6 +26,24 @@ std::unique_ptr<TestModel> pointer_model(float calibrated = NAN) {
     spec.calibration.method = "test";
   }
   return open_spec(spec);
+}
+
+// A bf16 start-pointer model, with the no-answer head and a nonzero
+// no_answer_w when `head` (the same weights otherwise).
+ModelSpec head_spec(bool head) {
+  ModelSpec spec = make_random_model("tiny", 7, DType::bf16);
+  spec.arch.start_pointer = true;
+  spec.arch.no_answer_head = head;
+  if (head) {
+    const uint32_t d = spec.arch.d_model;
+    TensorSpec w;
+    w.name = "no_answer_w";
+    w.shape = {d, d};
+    Rng r{19};
+    for (uint32_t i = 0; i < d * d; ++i) w.values.push_back((float(r.next() >> 40) / 16777216.f - 0.5f) * 0.1f);
+    spec.tensors.push_back(std::move(w));
+  }
+  return spec;
 }
 
 amxqa_session_options with_threshold(float t) {
@@ -144,6 +167,54 @@ TEST_CASE("no-answer threshold: the model's calibration, the option and set_thre
   bad.calibration.present = true;
   bad.calibration.no_answer_threshold = NAN;
   CHECK_THROWS(write_model(bad));
+}
+
+TEST_CASE("no-answer head: moves the margin, same bits on every backend, allocates nothing") {
+  // A file without the flag does not carry the field: its bytes are what
+  // writers before the head produced.
+  const std::vector<uint8_t> plain_bytes = write_model(head_spec(false));
+  const auto* arch = reinterpret_cast<const flatbuffers::Table*>(fb::GetModel(plain_bytes.data())->arch());
+  CHECK_FALSE(arch->CheckField(fb::Arch::VT_NO_ANSWER_HEAD));  // (fb::Arch hides its Table base)
+  auto head = open_spec(head_spec(true));
+  auto plain = open_spec(head_spec(false));
+  CHECK(head->model->no_answer_head);
+  CHECK(head->model->no_answer_w != nullptr);
+  CHECK_FALSE(plain->model->no_answer_head);
+  CHECK(plain->model->no_answer_w == nullptr);
+  auto p = make_session(plain->model, default_options());
+  REQUIRE(p->status == AMXQA_OK);
+  std::vector<std::unique_ptr<TestSession>> backends;
+  for (amxqa_isa isa : {AMXQA_ISA_SCALAR, AMXQA_ISA_AMX_EMULATED, AMXQA_ISA_AUTO}) {
+    backends.push_back(make_session(head->model, default_options(isa)));
+    REQUIRE(backends.back()->status == AMXQA_OK);
+  }
+  size_t moved = 0, abstained = 0, n = 0;
+  for (const Pair& pr : pairs(24)) {
+    const Asked base = ask(p->s, pr.q, pr.p);
+    const Asked a = ask(backends[0]->s, pr.q, pr.p);
+    REQUIRE(a.status == AMXQA_OK);
+    if (std::isinf(a.info.no_answer_margin)) continue;  // no allowed start: the head is moot
+    ++n;
+    moved += std::fabs(a.info.no_answer_margin - base.info.no_answer_margin) > 0.05f;
+    abstained += a.info.abstained;
+    for (size_t b = 1; b < backends.size(); ++b) {
+      const Asked o = ask(backends[b]->s, pr.q, pr.p);
+      CAPTURE(amxqa_isa_name(backends[b]->s->isa));
+      CHECK(o.info.no_answer_margin == a.info.no_answer_margin);  // bit for bit
+      CHECK(o.info.abstained == a.info.abstained);
+      CHECK(o.text == a.text);
+    }
+  }
+  CHECK(n > 12);
+  CHECK(moved == n);
+  MESSAGE(abstained << " of " << n << " abstained with the head");
+  amxqa_answer_info info = amxqa_answer_info_init();
+  char out[512];
+  const std::vector<Pair> prs = pairs(6);
+  AllocScope scope;
+  for (const Pair& pr : prs)
+    amxqa_answer(backends[0]->s, pr.q.data(), pr.q.size(), pr.p.data(), pr.p.size(), out, sizeof out, &info);
+  AMXQA_CHECK_NO_ALLOCATIONS(scope);
 }
 
 TEST_CASE("options: NaN or -inf thresholds are rejected; 0.1-sized options still work") {

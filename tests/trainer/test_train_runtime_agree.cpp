@@ -6,9 +6,11 @@
 // For a start-pointer model (MODEL.md "Start pointer") the runtime's first
 // extractive choice, a passage position, is the one the trainer's loss counts
 // as its argmax; with the end pointer (MODEL.md "End pointer") so is the span's
-// last position.
+// last position. With the no-answer head (MODEL.md "No-answer head") the
+// runtime's no-answer margin is the trainer's, and so is the abstain decision.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -48,6 +50,53 @@ std::vector<float> trainer_last_logits(TrainModel& m, const std::vector<uint32_t
   std::vector<float> z;
   m.last_logits(ids.data(), ids.size(), z, opt);
   return z;
+}
+
+// The trainer's view of the prompt of q and p: its ids, and extractive loss
+// options over its passage range [passage_begin, passage_end).
+struct TrainerPrompt {
+  std::vector<uint32_t> ids;
+  LossOptions opt;
+};
+TrainerPrompt trainer_prompt(const amxqa_model* m, const std::string& q, const std::string& p) {
+  TrainerPrompt t;
+  t.ids = prompt_ids(m, q, p);
+  t.opt.kind = LossKind::extractive;
+  t.opt.passage_end = static_cast<uint32_t>(t.ids.size()) - 1;
+  t.opt.passage_begin = t.opt.passage_end - static_cast<uint32_t>(encode_text(m, p).size());
+  return t;
+}
+
+// The trainer's loss on the ANS row alone of the prompt of q and p, one
+// document per target: each passage position in turn (its start, with
+// answer_begin there), then ABSTAIN (the last entry).
+std::vector<StepStats> ans_row_stats(TrainModel& m, const amxqa_model* rt, const std::string& q,
+                                     const std::string& p) {
+  TrainerPrompt t = trainer_prompt(rt, q, p);
+  std::vector<uint32_t> doc(t.ids);
+  doc.push_back(0);
+  std::vector<uint8_t> mask(doc.size(), 0);
+  mask[t.ids.size() - 1] = 1;
+  std::vector<StepStats> out;
+  for (uint32_t i = t.opt.passage_begin; i < t.opt.passage_end; ++i) {
+    doc.back() = doc[i];
+    t.opt.answer_begin = i;
+    out.push_back(m.evaluate(doc.data(), doc.size(), mask.data(), t.opt));
+  }
+  doc.back() = kAbstain;
+  t.opt.answer_begin = 0;
+  out.push_back(m.evaluate(doc.data(), doc.size(), mask.data(), t.opt));
+  return out;
+}
+
+// Session options whose step 1 the trainer's softmax mirrors (it does not
+// mirror the whole-words rule or the vocabulary mask).
+amxqa_session_options pointer_options(uint32_t max_answer_tokens) {
+  amxqa_session_options o = default_options();
+  o.whole_words = 0;
+  o.use_vocab_mask = 0;
+  o.max_answer_tokens = max_answer_tokens;
+  return o;
 }
 
 }  // namespace
@@ -113,38 +162,18 @@ TEST_SUITE("unit") {
     TrainModel m(spec.arch, 13);
     spec.tensors = m.to_tensors(DType::f32);
     auto tm = open_spec(spec);
-    amxqa_session_options o = default_options();
-    o.whole_words = 0;  // the trainer's softmax does not mirror these two runtime rules
-    o.use_vocab_mask = 0;
-    o.max_answer_tokens = 1;  // step 1 only: s->cand[0] is the chosen start
-    auto ts = make_session(tm->model, o);
+    auto ts = make_session(tm->model, pointer_options(1));  // step 1 only: s->cand[0] is the start
     REQUIRE(ts->status == AMXQA_OK);
     const std::string p = kPointerPassage;
     size_t starts = 0;
     for (const char* q : kPointerQuestions) {
       const Asked a = ask(ts->s, q, p);
       REQUIRE(a.status == AMXQA_OK);
-      const std::vector<uint32_t> ids = prompt_ids(tm->model, q, p);
-      const uint32_t np = static_cast<uint32_t>(encode_text(tm->model, p).size());
-      const uint32_t pe = static_cast<uint32_t>(ids.size()) - 1, pb = pe - np;
-      // The trainer's view: one document per possible start, loss on the ANS row only.
-      std::vector<uint32_t> doc(ids);
-      doc.push_back(0);
-      std::vector<uint8_t> mask(doc.size(), 0);
-      mask[ids.size() - 1] = 1;
-      LossOptions opt;
-      opt.kind = LossKind::extractive;
-      opt.passage_begin = pb;
-      opt.passage_end = pe;
+      const std::vector<StepStats> st = ans_row_stats(m, tm->model, q, p);
       std::vector<uint32_t> argmax;
-      for (uint32_t i = pb; i < pe; ++i) {
-        doc.back() = doc[i];
-        opt.answer_begin = i;
-        if (m.evaluate(doc.data(), doc.size(), mask.data(), opt).correct) argmax.push_back(i - pb);
-      }
-      doc.back() = kAbstain;
-      opt.answer_begin = 0;
-      const bool trainer_abstains = m.evaluate(doc.data(), doc.size(), mask.data(), opt).correct;
+      for (uint32_t i = 0; i + 1 < st.size(); ++i)
+        if (st[i].correct) argmax.push_back(i);
+      const bool trainer_abstains = st.back().correct;
       INFO("question: " << q);
       CHECK(a.info.abstained == trainer_abstains);
       if (!trainer_abstains) {
@@ -154,6 +183,55 @@ TEST_SUITE("unit") {
       }
     }
     CHECK(starts > 0);
+  }
+
+  TEST_CASE("no-answer head: the runtime's margin and abstain decision are the trainer's") {
+    ModelSpec spec = make_random_model("tiny", 5);
+    spec.arch.question_match = true;
+    spec.arch.start_pointer = true;
+    spec.arch.no_answer_head = true;
+    TrainModel m(spec.arch, 13);
+    Param* W = m.find("no_answer_w");
+    REQUIRE(W != nullptr);
+    // The same model with W = 0 (its init): the margins the head moves.
+    spec.tensors = m.to_tensors(DType::f32);
+    auto tz = open_spec(spec);
+    auto tsz = make_session(tz->model, pointer_options(1));
+    REQUIRE(tsz->status == AMXQA_OK);
+    const std::string p = kPointerPassage;
+    size_t abstained = 0, moved = 0, checked = 0;
+    // Random W at a small and a large scale, both signs: margins (−35 to −44
+    // nats with W = 0) either side of 0.
+    for (const float scale : {0.1f, 3.f, -3.f}) {
+      uint64_t r = 0x6e6f2d616e73ull;
+      for (float& x : W->w) x = (float(splitmix64(r) >> 40) / 16777216.f - 0.5f) * scale;
+      spec.tensors = m.to_tensors(DType::f32);
+      auto tm = open_spec(spec);
+      auto ts = make_session(tm->model, pointer_options(1));
+      REQUIRE(ts->status == AMXQA_OK);
+      for (const char* q : kPointerQuestions) {
+        const Asked a = ask(ts->s, q, p);
+        REQUIRE(a.status == AMXQA_OK);
+        // The trainer's margin from its losses on the ANS row: loss_i − loss_∅ = z_∅ − z_i.
+        const std::vector<StepStats> st = ans_row_stats(m, tm->model, q, p);
+        const StepStats& none = st.back();
+        double margin = INFINITY;
+        for (size_t i = 0; i + 1 < st.size(); ++i) margin = std::min(margin, st[i].loss_sum - none.loss_sum);
+        INFO("scale " << scale << ", question: " << q << ", runtime margin " << a.info.no_answer_margin
+                      << ", trainer " << margin);
+        CHECK(std::fabs(a.info.no_answer_margin - margin) < 1e-3 * std::max(1.0, std::fabs(margin)));
+        CHECK(bool(a.info.abstained) == bool(none.correct));  // τ = 0: abstain iff z_∅ beats every start
+        abstained += a.info.abstained;
+        const Asked z = ask(tsz->s, q, p);
+        REQUIRE(z.status == AMXQA_OK);
+        moved += std::fabs(z.info.no_answer_margin - a.info.no_answer_margin) > 0.05f;
+        ++checked;
+      }
+    }
+    CHECK(checked == 12);
+    CHECK(moved == checked);  // the head is live
+    CHECK(abstained > 0);     // both decisions are compared
+    CHECK(abstained < checked);
   }
 
   TEST_CASE("end pointer: the runtime ends where the trainer's end argmax is") {
@@ -166,10 +244,7 @@ TEST_SUITE("unit") {
     TrainModel m(spec.arch, seed);
     spec.tensors = m.to_tensors(DType::f32);
     auto tm = open_spec(spec);
-    amxqa_session_options o = default_options();
-    o.whole_words = 0;  // the trainer's softmax does not mirror these two runtime rules
-    o.use_vocab_mask = 0;
-    o.max_answer_tokens = 256;  // more than the passage: every end is in reach
+    amxqa_session_options o = pointer_options(256);  // more than the passage: every end is in reach
     o.override_threshold = 1;
     o.no_answer_threshold = INFINITY;  // always a span
     auto ts = make_session(tm->model, o);
@@ -180,14 +255,11 @@ TEST_SUITE("unit") {
       REQUIRE(a.status == AMXQA_OK);
       REQUIRE(!a.info.abstained);
       const uint32_t end = ts->s->cand[0], start = end + 1 - a.info.answer_tokens;
-      const std::vector<uint32_t> ids = prompt_ids(tm->model, q, p);
-      const uint32_t np = static_cast<uint32_t>(encode_text(tm->model, p).size());
-      const uint32_t pe = static_cast<uint32_t>(ids.size()) - 1, pb = pe - np;
+      TrainerPrompt t = trainer_prompt(tm->model, q, p);
+      const std::vector<uint32_t>& ids = t.ids;
+      LossOptions& opt = t.opt;
+      const uint32_t pb = opt.passage_begin, pe = opt.passage_end;
       // The trainer's view: the runtime's start, then each possible end.
-      LossOptions opt;
-      opt.kind = LossKind::extractive;
-      opt.passage_begin = pb;
-      opt.passage_end = pe;
       opt.answer_begin = pb + start;
       std::vector<uint32_t> argmax;
       for (uint32_t j = pb + start; j < pe; ++j) {

@@ -128,6 +128,9 @@ RunConfig read_run_config(const Recipe& r) {
   a.end_pointer = r.boolean("arch.end_pointer", false);
   if (a.end_pointer && !a.start_pointer)
     throw std::runtime_error(r.name() + ": arch.end_pointer needs arch.start_pointer");
+  a.no_answer_head = r.boolean("arch.no_answer_head", false);  // MODEL.md "No-answer head"
+  if (a.no_answer_head && !a.start_pointer)
+    throw std::runtime_error(r.name() + ": arch.no_answer_head needs arch.start_pointer");
   if (a.d_model == 0 || a.n_heads == 0 || a.n_kv_heads == 0 || a.n_heads % a.n_kv_heads || a.head_dim == 0 ||
       a.vocab_size <= kMergeBase)
     throw std::runtime_error(r.name() + ": [arch] is inconsistent (zero size, heads % kv_heads, or vocab <= 261)");

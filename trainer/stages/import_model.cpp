@@ -41,7 +41,11 @@ void check_arch(const fb::Arch& a, const ArchConfig& c, const std::string& path)
   same("question_match", a.question_match(), c.question_match);
   same("start_pointer", a.start_pointer(), c.start_pointer);
   // end_pointer may differ: it adds no parameter, so a model trained without
-  // it can learn it from where it stands (recipe qa-v2.2).
+  // it can learn it from where it stands (recipe qa-v2.2). no_answer_head may
+  // be added (its tensor starts at zero: the old decisions), never dropped.
+  if (a.no_answer_head() && !c.no_answer_head)
+    throw std::runtime_error("init.model " + path + ": arch.no_answer_head is set in the model but not in "
+                             "the recipe (its no_answer_w would be dropped)");
   for (uint32_t l = 0; l < c.n_layers; ++l)
     same(("layer_kinds[" + std::to_string(l) + "]").c_str(),
          a.layer_kinds() && l < a.layer_kinds()->size() ? static_cast<uint64_t>(a.layer_kinds()->Get(l)) : 255, c.layer_kinds[l]);
@@ -129,7 +133,11 @@ void import_init_model(RunContext& ctx) {
   save_tokenizer(tok_out, tok);
 
   TrainModel model(arch, ctx.cfg.seed);
-  for (Param& p : model.params()) widen_into(m, p, path);
+  for (Param& p : model.params()) {
+    // MODEL.md "No-answer head": a model without it gets the head at zero.
+    if (p.name == "no_answer_w" && !m.arch()->no_answer_head()) continue;
+    widen_into(m, p, path);
+  }
   const auto* mask = m.vocab_mask();
   for (uint32_t i = 0; i < arch.vocab_size; ++i)
     model.token_seen()[i] = mask && i / 8 < mask->size() ? (mask->Get(i / 8) >> (i % 8)) & 1 : 1;
@@ -177,6 +185,7 @@ void set_recipe_arch(Recipe& recipe, const std::string& path) {
   flag("question_match", a.question_match());
   flag("start_pointer", a.start_pointer());
   flag("end_pointer", a.end_pointer());
+  flag("no_answer_head", a.no_answer_head());
 }
 
 }  // namespace amxqa::train
