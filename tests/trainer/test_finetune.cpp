@@ -38,43 +38,14 @@
 #include "model/train_model.h"
 #include "stages/export_model.h"
 #include "stages/import_model.h"
+#include "run_trainer.h"
 #include "toy_moe_model.h"
 
 namespace {
 
-struct Run {
-  int rc = 0;
-  std::string out, err;
-};
-
-std::string read_all(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
-// run_cli with stdout and stderr captured into files of `dir`.
-Run run_trainer(const std::string& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), "amxqa-train");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const int saved_out = dup(1), saved_err = dup(2);
-  REQUIRE(std::freopen((dir + "/stdout.txt").c_str(), "w", stdout));
-  REQUIRE(std::freopen((dir + "/stderr.txt").c_str(), "w", stderr));
-  Run r;
-  r.rc = amxqa::train::run_cli(static_cast<int>(args.size()), argv.data());
-  std::fflush(stdout);
-  std::fflush(stderr);
-  dup2(saved_out, 1);
-  dup2(saved_err, 2);
-  close(saved_out);
-  close(saved_err);
-  r.out = read_all(dir + "/stdout.txt");
-  r.err = read_all(dir + "/stderr.txt");
-  return r;
-}
+using amxqa::train::test::read_all;
+using amxqa::train::test::Run;
+using amxqa::train::test::run_trainer;
 
 // The trainer tests' smallest model (every layer kind and a MoE layer) with
 // a vocabulary above the byte ids, a start and an end pointer, the reference

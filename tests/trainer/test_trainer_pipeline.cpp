@@ -8,7 +8,9 @@
 #include <cstring>
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 #include <cmath>
@@ -21,7 +23,9 @@
 #include "report/model_card.h"
 #include "report/metrics_plot.h"
 #include "stages/capi_model.h"
+#include "stages/run_context.h"
 #include "stages/sft_data.h"
+#include "stages/sft_prefetch.h"
 #include "stages/tokenizer_file.h"
 #include "stages/unanswerable.h"
 #include "data/pieces.h"
@@ -33,6 +37,8 @@
 #include "squad_metrics.h"
 #include "tokenizer/bpe_train.h"
 #include "format/owned_tokenizer.h"
+#include "run_trainer.h"
+#include "toy_moe_model.h"
 
 using namespace amxqa;
 using namespace amxqa::train;
@@ -56,6 +62,10 @@ const OwnedTokenizer& test_tokenizer() {
 
 std::string temp_path(const char* name) {
   return std::string("/tmp/amxqa-pipeline-test-") + std::to_string(::getpid()) + "-" + name;
+}
+
+void copy_file(const std::string& from, const std::string& to) {
+  std::ofstream(to, std::ios::binary) << std::ifstream(from, std::ios::binary).rdbuf();
 }
 
 std::string trim_ws(const std::string& s) {
@@ -527,6 +537,43 @@ TEST_CASE("sft sets: instruction spans end with EOT; abstention mix follows the 
   CHECK(src.at(57).tokens == src2.at(57).tokens);
 }
 
+TEST_CASE("sft prefetch: sets built in order on one thread, taken once; a failure is rethrown where taken") {
+  std::vector<std::string> built;  // written by the prefetch thread only, read after it is joined
+  auto set_of = [](size_t n) {
+    SftSet s;
+    s.train.resize(n);
+    return s;
+  };
+  {
+    SftSetPrefetch p({"sft_stop", "sft_qa", "sft_abstain"}, [&](const std::string& stage) {
+      built.push_back(stage);
+      if (stage == "sft_qa") throw std::runtime_error("no such file: train.json.gz");
+      return set_of(stage.size());
+    });
+    double seconds = -1;
+    std::optional<SftSet> stop = p.take("sft_stop", &seconds);  // waits for it
+    REQUIRE(stop);
+    CHECK(stop->train.size() == 8);
+    CHECK(seconds >= 0);
+    CHECK_FALSE(p.take("sft_stop"));  // taken once; the round would build it itself
+    CHECK_FALSE(p.take("pretrain"));  // never asked for
+    CHECK_THROWS_WITH(p.take("sft_qa"), "no such file: train.json.gz");
+    CHECK_FALSE(p.take("sft_abstain"));  // the thread stopped at the failure
+  }
+  CHECK(built == std::vector<std::string>{"sft_stop", "sft_qa"});
+  // Destroyed with sets untaken (a run that stops early): the thread finishes
+  // the set it is building, skips the rest and is joined.
+  built.clear();
+  {
+    SftSetPrefetch p({"sft_stop", "sft_qa"}, [&](const std::string& stage) {
+      built.push_back(stage);
+      return set_of(1);
+    });
+  }
+  CHECK(built.size() <= 2);
+  CHECK((built.empty() || built[0] == "sft_stop"));
+}
+
 TEST_CASE("unanswerable kinds: each makes a question its passage cannot answer") {
   std::vector<SquadArticle> arts(1);
   const char* ctx[] = {
@@ -626,7 +673,54 @@ TEST_CASE("ci-tiny recipe: every stage, a few steps, model opens with amxqa_mode
   CHECK(card.good());
   // A rerun finds every output and skips every stage.
   REQUIRE(run_cli(static_cast<int>(argv.size()), argv.data()) == 0);
-  std::system(("rm -rf '" + out + "'").c_str());
+
+  // `run` built the rounds' sets ahead on its prefetch thread; rounds run
+  // one by one from the same pretraining checkpoint build their own. Same
+  // sets, so the same weights, bit for bit.
+  auto command = [&](const std::string& cmd, const std::string& dir) {
+    std::vector<std::string> a = args;
+    a[1] = cmd;
+    a[4] = dir;
+    a.erase(a.begin());  // run_trainer puts the tool's name back
+    return a;
+  };
+  const std::string alone = temp_path("ci-tiny-alone");
+  make_dirs(alone);
+  for (const char* f : {"tokenizer.tok", "pretrain.ckpt"}) copy_file(out + "/" + f, alone + "/" + f);
+  for (const char* cmd : {"sft-stop", "sft-qa", "sft-abstain"}) REQUIRE(test::run_trainer(alone, command(cmd, alone)).rc == 0);
+  const ArchConfig arch = read_run_config(Recipe::load(out + "/recipe.recipe")).arch;
+  for (const char* stage : {"sft_stop", "sft_qa", "sft_abstain"}) {
+    CAPTURE(stage);
+    TrainModel a(arch, 1), b(arch, 2);
+    TrainState sa, sb;
+    REQUIRE(load_checkpoint(out + "/" + stage_checkpoint(stage), a, sa));
+    REQUIRE(load_checkpoint(alone + "/" + stage_checkpoint(stage), b, sb));
+    CHECK(sa.step == sb.step);
+    CHECK(sa.data_cursor == sb.data_cursor);
+    test::check_same_model(a, b);
+  }
+
+  // A set the prefetch thread cannot build (the SQuAD file is missing) fails
+  // the run when its round starts, with exit code 1 and the error the round
+  // gives when run alone; the thread says so as soon as it fails.
+  const std::string bad = temp_path("ci-tiny-bad");
+  make_dirs(bad);
+  for (const char* f : {"tokenizer.tok", "pretrain.ckpt", "sft_stop.ckpt"}) copy_file(out + "/" + f, bad + "/" + f);
+  std::vector<std::string> missing = command("run", bad);
+  missing.insert(missing.end(), {"--set", "squad.train=" + bad + "/missing.json.gz"});
+  const test::Run r = test::run_trainer(bad, missing);
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("[prefetch] building the sft_qa set failed") != std::string::npos);
+  const size_t at = r.err.find("amxqa-train run: error: ");
+  REQUIRE(at != std::string::npos);
+  const std::string message = r.err.substr(at + 24, r.err.find('\n', at) - at - 24);
+  CHECK(message.find("missing.json.gz") != std::string::npos);
+  missing[0] = "sft-qa";
+  const test::Run one = test::run_trainer(bad, missing);
+  CHECK(one.rc == 1);
+  CHECK(one.err.find("amxqa-train sft-qa: error: " + message + "\n") != std::string::npos);
+  CHECK_FALSE(std::ifstream(bad + "/sft_qa.ckpt").good());
+  std::system(("rm -rf '" + out + "' '" + alone + "' '" + bad + "'").c_str());
 }
 
 }  // TEST_SUITE

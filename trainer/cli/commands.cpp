@@ -7,6 +7,7 @@
 
 #include "amxqa.h"
 #include "stages/import_model.h"
+#include "stages/sft_prefetch.h"
 #include "stages/stages.h"
 #include "stages/train_loop.h"
 
@@ -79,6 +80,9 @@ int stage_command(const std::string& cmd, int argc, char** argv) {
       run_stage(*ctx, s);
       // After an interrupted stage's checkpoint a rerun with --resume continues it.
       ctx->resume = resume;
+      // With the tokenizer written, one background thread builds the rounds'
+      // sets while pretraining trains (stages/sft_prefetch.h).
+      if (!std::strcmp(s, "tokenizer")) ctx->prefetch = start_sft_prefetch(*ctx);
     }
     return 0;
   }

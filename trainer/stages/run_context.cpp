@@ -7,9 +7,13 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "stages/sft_prefetch.h"
 #include "stages/tokenizer_file.h"
 
 namespace amxqa::train {
+
+RunContext::RunContext() = default;
+RunContext::~RunContext() = default;
 
 bool file_exists(const std::string& path) {
   struct stat st;

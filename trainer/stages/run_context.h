@@ -12,12 +12,19 @@
 
 namespace amxqa::train {
 
+class SftSetPrefetch;
+
 struct RunContext {
   Recipe recipe;
   RunConfig cfg;
   bool resume = false;               // continue a stage from its partial checkpoint
   std::unique_ptr<MetricsLog> log;   // out/metrics.jsonl
+  // `run` only: the rounds' sets being built ahead (stages/sft_prefetch.h).
+  // Last, so it is destroyed (its thread joined) first.
+  std::unique_ptr<SftSetPrefetch> prefetch;
   std::string out(const std::string& file) const { return cfg.out_dir + "/" + file; }
+  RunContext();   // both defined where SftSetPrefetch is complete
+  ~RunContext();
 };
 
 // Loads the recipe, applies `--set key=value` overrides and the --out folder,
