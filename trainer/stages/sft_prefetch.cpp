@@ -47,11 +47,13 @@ void SftSetPrefetch::run() {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::lock_guard<std::mutex> lock(mu_);
     Slot& slot = slots_[i];
+    // Moved, not copied: the slot holds the only reference, so the exception
+    // is released on the thread that takes it.
     slot.set = std::move(set);
-    slot.error = error;
+    slot.error = std::move(error);
     slot.seconds = seconds;
     slot.done = true;
-    if (error) stop_ = true;  // the run fails at this stage; later sets would go unused
+    if (slot.error) stop_ = true;  // the run fails at this stage; later sets would go unused
     cv_.notify_all();
   }
   // The builder's inputs (the parsed SQuAD file, the tokenizer) are freed
