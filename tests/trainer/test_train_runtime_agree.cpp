@@ -7,15 +7,20 @@
 // extractive choice, a passage position, is the one the trainer's loss counts
 // as its argmax; with the end pointer (MODEL.md "End pointer") so is the span's
 // last position. With the no-answer head (MODEL.md "No-answer head") the
-// runtime's no-answer margin is the trainer's, and so is the abstain decision.
+// runtime's no-answer margin is the trainer's, and so is the abstain decision;
+// a file without the head, imported into a recipe with it, answers as before.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "model/train_model.h"
+#include "recipe/run_config.h"
+#include "stages/import_model.h"
 #include "support/session_fixture.h"
 
 using namespace amxqa;
@@ -232,6 +237,63 @@ TEST_SUITE("unit") {
     CHECK(moved == checked);  // the head is live
     CHECK(abstained > 0);     // both decisions are compared
     CHECK(abstained < checked);
+  }
+
+  TEST_CASE("no-answer head: init.model without it starts at W = 0 and answers as the file did") {
+    char tmpl[] = "/tmp/amxqa-head-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    const std::string dir = tmpl, path = dir + "/plain.amxqa", head_path = dir + "/head.amxqa";
+    ModelSpec spec = make_random_model("tiny", 3);
+    spec.arch.start_pointer = true;
+    write_file(path, write_model(spec));
+    Recipe recipe = Recipe::parse("", "import-head");
+    set_recipe_arch(recipe, path);
+    CHECK_FALSE(recipe.boolean("arch.no_answer_head", true));
+    recipe.set("arch.no_answer_head", "true");
+    recipe.set("init.model", path);
+    auto ctx = make_context(recipe, dir + "/run", false);
+    import_init_model(*ctx);
+    TrainModel model(ctx->cfg.arch, 1);
+    TrainState state;
+    REQUIRE(load_checkpoint(ctx->out("pretrain.ckpt"), model, state));
+    const Param* W = model.find("no_answer_w");
+    REQUIRE(W != nullptr);
+    CHECK(std::count(W->w.begin(), W->w.end(), 0.f) == long(W->w.size()));
+    // Exported (f32: the file's own weights), it gives the file's margins bit for bit.
+    ModelSpec head = spec;
+    head.arch = model.arch();
+    head.tensors = model.to_tensors(DType::f32);
+    write_file(head_path, write_model(head));
+    auto plain_model = open_spec(spec), head_model = open_spec(head);
+    CHECK(head_model->model->no_answer_head);
+    auto ps = make_session(plain_model->model, default_options());
+    auto hs = make_session(head_model->model, default_options());
+    REQUIRE(ps->status == AMXQA_OK);
+    REQUIRE(hs->status == AMXQA_OK);
+    for (const char* q : kPointerQuestions) {
+      const Asked a = ask(ps->s, q, kPointerPassage), b = ask(hs->s, q, kPointerPassage);
+      CHECK(a.info.no_answer_margin == b.info.no_answer_margin);
+      CHECK(a.text == b.text);
+    }
+    // The head is never dropped: its file into a recipe without it is refused.
+    Recipe drop = Recipe::parse("", "drop-head");
+    set_recipe_arch(drop, head_path);
+    CHECK(drop.boolean("arch.no_answer_head", false));
+    drop.set("arch.no_answer_head", "false");
+    drop.set("init.model", head_path);
+    auto ctx2 = make_context(drop, dir + "/run2", false);
+    CHECK_THROWS_AS(import_init_model(*ctx2), std::runtime_error);
+    // And the recipe key needs the start pointer.
+    drop.set("arch.no_answer_head", "true");
+    drop.set("arch.start_pointer", "false");
+    std::string why;
+    try {
+      read_run_config(drop);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    CHECK(why.find("arch.no_answer_head needs arch.start_pointer") != std::string::npos);
+    std::filesystem::remove_all(dir);
   }
 
   TEST_CASE("end pointer: the runtime ends where the trainer's end argmax is") {
