@@ -239,6 +239,17 @@ TEST_SUITE("unit") {
     CHECK(abstained < checked);
   }
 
+  // A recipe that imports `file` (its arch read from the file, which must say
+  // `file_has_head`) with arch.no_answer_head set to `head`.
+  Recipe head_import_recipe(const char* name, const std::string& file, bool file_has_head, bool head) {
+    Recipe r = Recipe::parse("", name);
+    set_recipe_arch(r, file);
+    CHECK(r.boolean("arch.no_answer_head", !file_has_head) == file_has_head);
+    r.set("arch.no_answer_head", head ? "true" : "false");
+    r.set("init.model", file);
+    return r;
+  }
+
   TEST_CASE("no-answer head: init.model without it starts at W = 0 and answers as the file did") {
     char tmpl[] = "/tmp/amxqa-head-XXXXXX";
     REQUIRE(mkdtemp(tmpl) != nullptr);
@@ -246,11 +257,7 @@ TEST_SUITE("unit") {
     ModelSpec spec = make_random_model("tiny", 3);
     spec.arch.start_pointer = true;
     write_file(path, write_model(spec));
-    Recipe recipe = Recipe::parse("", "import-head");
-    set_recipe_arch(recipe, path);
-    CHECK_FALSE(recipe.boolean("arch.no_answer_head", true));
-    recipe.set("arch.no_answer_head", "true");
-    recipe.set("init.model", path);
+    Recipe recipe = head_import_recipe("import-head", path, /*file_has_head=*/false, /*head=*/true);
     auto ctx = make_context(recipe, dir + "/run", false);
     import_init_model(*ctx);
     TrainModel model(ctx->cfg.arch, 1);
@@ -276,11 +283,7 @@ TEST_SUITE("unit") {
       CHECK(a.text == b.text);
     }
     // The head is never dropped: its file into a recipe without it is refused.
-    Recipe drop = Recipe::parse("", "drop-head");
-    set_recipe_arch(drop, head_path);
-    CHECK(drop.boolean("arch.no_answer_head", false));
-    drop.set("arch.no_answer_head", "false");
-    drop.set("init.model", head_path);
+    Recipe drop = head_import_recipe("drop-head", head_path, /*file_has_head=*/true, /*head=*/false);
     auto ctx2 = make_context(drop, dir + "/run2", false);
     CHECK_THROWS_AS(import_init_model(*ctx2), std::runtime_error);
     // And the recipe key needs the start pointer.
