@@ -21,9 +21,9 @@ one thread, pinned with taskset:
   /usr/bin/python3 bench/peers/ort_bert.py --ort-node /tmp/ort/node_modules/onnxruntime-node \\
       --bench-json bench/results/CPU.json --core 1
 
-Needs python3-onnx (Debian; sdk/setup-deps.sh). With --bench-json the file
-gets "peers" (each peer's timing) and summary.peer_ms and
-summary.libamxqa_speedup (peer ms / libamxqa's shipped-model ms per backend,
+Needs python3-onnx (Debian; sdk/setup-deps.sh). With --bench-json the rows
+join the file's peers (bench/peers/peer_rows.py: summary.peer_ms and
+summary.libamxqa_speedup, peer ms / libamxqa's shipped-model ms per backend,
 the same 208-token prompt), which `amxqa-bench compare` lists per CPU. Re-run
 it after `amxqa-bench report` rewrites the JSON."""
 import argparse
@@ -37,6 +37,8 @@ import tempfile
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+import peer_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -168,53 +170,13 @@ def main():
             r = time_model(path, args)
             r.update(peer="onnxruntime-node 1.31.1", model=f"BERT L{args.layers} H{args.hidden} FFN{args.ffn}",
                      weights=kind + ("" if kind == "fp32" else " (7-bit)" if not args.full_range else ""),
-                     threads=1, core=args.core)
+                     threads=1, core=args.core, work=f"{args.tokens}-token prompt", clock="cpu")
             peers[f"ort_{kind}_{tag}"] = r
             print(f"ort {kind:5s} {tag}: CPU time p50 {r['p50_ms']:.3f} ms, mean {r['mean_ms']:.3f} ms "
                   f"(wall p50 {r['wall_p50_ms']:.3f}) "
                   f"({args.tokens} tokens, {args.runs} runs, core {args.core})")
-    if not args.bench_json:
-        return
-    with open(args.bench_json) as f:
-        doc = json.load(f)
-    doc.setdefault("peers", {}).update(peers)
-    summary = doc.setdefault("summary", {})
-    summary["peer_ms"] = {k: round(v["p50_ms"], 4) for k, v in doc["peers"].items()}
-    ours = summary.get("shipped_model_p50_ms", {})
-    speedup = {}
-    for isa, ms in ours.items():
-        if isa == "scalar" or not ms:
-            continue
-        for k, v in doc["peers"].items():
-            speedup[f"{isa}_vs_{k}"] = round(v["p50_ms"] / ms, 4)
-    summary["libamxqa_speedup"] = speedup
-    with open(args.bench_json, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    for k, v in speedup.items():
-        print(f"libamxqa {k}: {v:.2f}x")
-    write_markdown(os.path.splitext(args.bench_json)[0] + ".md", doc, ours, args.tokens)
-
-
-def write_markdown(path, doc, ours, tokens):
-    """Replaces the "## Peers" section of the run's Markdown (appended if absent)."""
-    if not os.path.exists(path):
-        return
-    lines = ["## Peers", "",
-             f"ONNX Runtime on the same core, one thread, one {tokens}-token prompt per run "
-             "(bench/peers/ort_bert.py); libamxqa is the shipped model's p50 answer "
-             "(BM_default_model_answer_<backend>), both CPU time. Speed-up = peer ms / libamxqa ms.", "",
-             "| peer | weights | p50 ms | " + " | ".join(f"libamxqa {isa} speed-up" for isa in ours if isa != "scalar") + " |",
-             "|---|---|---|" + "---|" * len([i for i in ours if i != "scalar"])]
-    for k, v in doc["peers"].items():
-        cells = [f"{v['p50_ms'] / ms:.2f}x" for isa, ms in ours.items() if isa != "scalar" and ms]
-        lines.append(f"| {v.get('peer', k)} {v.get('model', '')} | {v.get('weights', '')} | {v['p50_ms']:.2f} | "
-                     + " | ".join(cells) + " |")
-    with open(path) as f:
-        text = f.read()
-    head = text.split("\n## Peers\n")[0].rstrip("\n")
-    with open(path, "w") as f:
-        f.write(head + "\n\n" + "\n".join(lines) + "\n")
+    if args.bench_json:
+        peer_rows.add_peers(args.bench_json, peers)
 
 
 if __name__ == "__main__":

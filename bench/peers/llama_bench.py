@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Times llama.cpp beside libamxqa on one pinned core and adds the results to
+an amxqa-bench result JSON as peer rows (bench/peers/peer_rows.py).
+
+For each weight type it writes a random-weight GGUF of the default model's
+shape (bench/peers/llama_shape_gguf.py) to a temporary folder and runs
+
+  taskset -c CORE llama-bench -m FILE -t 1 -p 208 -n 5 -r 10 -o json
+
+One answer is the 208-token prompt's prefill plus 5 generated tokens (an
+extractive answer's span needs no generation; the 5 tokens stand for the short
+answer a generative model would write). A row's p50_ms is the median prefill
+plus the median generation of llama-bench's repetitions, mean_ms the sum of
+its means; the clock is llama-bench's own wall clock, which on an idle pinned
+core equals the CPU time that libamxqa's answers are timed by.
+
+llama.cpp is built by hand outside this repository and never committed (a
+Release build of its llama-bench target, CPU backend, tuned for the CPU with
+GGML_NATIVE); the row's peer names its build. Then:
+
+  /usr/bin/python3 bench/peers/llama_bench.py --llama-bench PATH/TO/llama-bench \\
+      --core 0 --bench-json bench/results/CPU.json
+
+Without --bench-json it only prints the rows. Standard library only."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import llama_shape_gguf
+import peer_rows
+
+
+def answer_row(results, prompt, gen):
+    """One peer row from llama-bench's -o json list (a prefill test of `prompt`
+    tokens and a generation test of `gen`)."""
+    def test(n_prompt, n_gen):
+        for t in results:
+            if t.get("n_prompt") == n_prompt and t.get("n_gen") == n_gen:
+                return t
+        raise ValueError(f"llama-bench output has no test with n_prompt {n_prompt}, n_gen {n_gen}")
+
+    pp, tg = test(prompt, 0), test(0, gen)
+    ms = lambda ns: ns / 1e6
+    p50 = ms(statistics.median(pp["samples_ns"]) + statistics.median(tg["samples_ns"]))
+    return {
+        "p50_ms": round(p50, 4),
+        "mean_ms": round(ms(pp["avg_ns"] + tg["avg_ns"]), 4),
+        "min_ms": round(ms(min(pp["samples_ns"]) + min(tg["samples_ns"])), 4),
+        "wall_p50_ms": round(p50, 4),
+        "runs": len(pp["samples_ns"]),
+        "tokens": prompt,
+        "gen_tokens": gen,
+        "prefill_tok_s": round(pp["avg_ts"], 1),
+        "gen_tok_s": round(tg["avg_ts"], 1),
+        "peer": f"llama.cpp b{pp.get('build_number', '?')} ({pp.get('build_commit', '?')})",
+        "backends": pp.get("backends", ""),
+        "threads": pp.get("n_threads", 1),
+        "work": f"{prompt}-token prefill + {gen} generated",
+        "clock": "wall",
+    }
+
+
+def run_llama_bench(cmd_prefix, gguf, args):
+    cmd = cmd_prefix + [args.llama_bench, "-m", gguf, "-t", "1", "-p", str(args.prompt),
+                        "-n", str(args.gen), "-r", str(args.reps), "-o", "json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out[out.index("["):])  # llama-bench logs to stderr; stdout is the list
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--llama-bench", required=True, help="the llama-bench executable")
+    ap.add_argument("--core", type=int, default=1, help="pin to this core (-1: no pinning)")
+    ap.add_argument("--types", default="q4_0,q8_0,bf16,f16",
+                    help="weight types, comma-separated (of %s)" % ", ".join(llama_shape_gguf.GGML_TYPE))
+    ap.add_argument("--ffn", type=int, default=640, help="FFN width (416: the same FLOPs as ReLU² at 640)")
+    ap.add_argument("--prompt", type=int, default=208, help="prompt tokens (the shipped model's mean)")
+    ap.add_argument("--gen", type=int, default=5, help="generated tokens")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--bench-json", help="amxqa-bench result JSON to add the peer rows to")
+    ap.add_argument("--keep", help="write the .gguf files into this folder")
+    args = ap.parse_args()
+    types = [t for t in args.types.split(",") if t]
+    for t in types:
+        if t not in llama_shape_gguf.GGML_TYPE:
+            ap.error(f"--types: {t} is not one of {', '.join(llama_shape_gguf.GGML_TYPE)}")
+    if not os.access(args.llama_bench, os.X_OK):
+        ap.error(f"--llama-bench: {args.llama_bench} is not an executable")
+    prefix = ["taskset", "-c", str(args.core)] if args.core >= 0 else []
+    shape = llama_shape_gguf.Shape(ffn=args.ffn)
+    suffix = "" if args.ffn == 640 else f"_ffn{args.ffn}"
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        where = args.keep or tmp
+        os.makedirs(where, exist_ok=True)
+        for t in types:
+            gguf = os.path.join(where, f"shape-{t}{suffix}.gguf")
+            llama_shape_gguf.write_gguf(gguf, t, shape)
+            row = answer_row(run_llama_bench(prefix, gguf, args), args.prompt, args.gen)
+            row.update(model=f"llama d{shape.d} L{shape.layers} FFN{shape.ffn} (default model's shape)",
+                       weights=t.upper(), core=args.core)
+            rows[f"llama_cpp_{t}{suffix}"] = row
+            print(f"llama.cpp {t:5s}: one answer p50 {row['p50_ms']:.3f} ms, mean {row['mean_ms']:.3f} ms "
+                  f"(prefill {row['prefill_tok_s']:.0f} tok/s, generation {row['gen_tok_s']:.0f} tok/s; "
+                  f"{args.reps} runs, core {args.core}, {row['peer']})")
+    if args.bench_json:
+        peer_rows.add_peers(args.bench_json, rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
