@@ -5,14 +5,20 @@ an amxqa-bench result JSON as peer rows (bench/peers/peer_rows.py).
 For each weight type it writes a random-weight GGUF of the default model's
 shape (bench/peers/llama_shape_gguf.py) to a temporary folder and runs
 
-  taskset -c CORE llama-bench -m FILE -t 1 -p 208 -n 5 -r 10 -o json
+  taskset -c CORE llama-bench -m FILE -t 1 -p 208 -n 5 -r 10 -o json -v
 
 One answer is the 208-token prompt's prefill plus 5 generated tokens (an
 extractive answer's span needs no generation; the 5 tokens stand for the short
 answer a generative model would write). A row's p50_ms is the median prefill
 plus the median generation of llama-bench's repetitions, mean_ms the sum of
-its means; the clock is llama-bench's own wall clock, which on an idle pinned
-core equals the CPU time that libamxqa's answers are timed by.
+its means; that clock is llama-bench's own wall clock, which on an idle pinned
+core equals the CPU time that libamxqa's answers are timed by. cpu_mean_ms is
+the CPU time per answer (a second llama-bench run of one repetition subtracted
+from the timed one), which a busy core does not inflate. weight_buffers are
+where llama.cpp put the weights (its load log); "AMX", which the weights
+column then shows, is its AMX buffer: in b4747 Q4_0 and Q8_0 are repacked
+there for the tiles, F16 sits there for AVX-512 kernels (its source: "amx
+kernels will be added") and BF16 stays in a plain CPU buffer.
 
 llama.cpp is built by hand outside this repository and never committed (a
 Release build of its llama-bench target, CPU backend, tuned for the CPU with
@@ -25,6 +31,8 @@ Without --bench-json it only prints the rows. Standard library only."""
 import argparse
 import json
 import os
+import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -64,11 +72,35 @@ def answer_row(results, prompt, gen):
     }
 
 
-def run_llama_bench(cmd_prefix, gguf, args):
+def run_llama_bench(cmd_prefix, gguf, args, reps):
+    """llama-bench's -o json list, its log and the CPU seconds it used. -v only
+    logs while loading (the buffer lines weight_buffers reads), not per run."""
     cmd = cmd_prefix + [args.llama_bench, "-m", gguf, "-t", "1", "-p", str(args.prompt),
-                        "-n", str(args.gen), "-r", str(args.reps), "-o", "json"]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out[out.index("["):])  # llama-bench logs to stderr; stdout is the list
+                        "-n", str(args.gen), "-r", str(reps), "-o", "json", "-v"]
+    cpu = lambda u: u.ru_utime + u.ru_stime
+    before = cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    used = cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - before
+    return json.loads(done.stdout[done.stdout.index("["):]), done.stderr, used
+
+
+def weight_buffers(log):
+    """The buffer types llama.cpp loaded the weights into (e.g. AMX, CPU_Mapped)."""
+    return re.findall(r"load_tensors: +(\S+) model buffer size", log)
+
+
+def time_gguf(cmd_prefix, gguf, args):
+    """One peer row for one GGUF: llama-bench with args.reps repetitions, then
+    once more with one, whose CPU time (loading, warm-up, one repetition)
+    subtracted from the first run's gives cpu_mean_ms, a CPU-time check on the
+    wall-clock figures that a busy core would inflate."""
+    results, log, cpu_all = run_llama_bench(cmd_prefix, gguf, args, args.reps)
+    row = answer_row(results, args.prompt, args.gen)
+    if args.reps > 1:
+        cpu_one = run_llama_bench(cmd_prefix, gguf, args, 1)[2]
+        row["cpu_mean_ms"] = round(max(cpu_all - cpu_one, 0.0) / (args.reps - 1) * 1e3, 4)
+    row["weight_buffers"] = weight_buffers(log)
+    return row
 
 
 def main():
@@ -100,11 +132,13 @@ def main():
         for t in types:
             gguf = os.path.join(where, f"shape-{t}{suffix}.gguf")
             llama_shape_gguf.write_gguf(gguf, t, shape)
-            row = answer_row(run_llama_bench(prefix, gguf, args), args.prompt, args.gen)
+            row = time_gguf(prefix, gguf, args)
             row.update(model=f"llama d{shape.d} L{shape.layers} FFN{shape.ffn} (default model's shape)",
-                       weights=t.upper(), core=args.core)
+                       weights=t.upper() + (" (AMX buffer)" if "AMX" in row["weight_buffers"] else ""),
+                       core=args.core)
             rows[f"llama_cpp_{t}{suffix}"] = row
             print(f"llama.cpp {t:5s}: one answer p50 {row['p50_ms']:.3f} ms, mean {row['mean_ms']:.3f} ms "
+                  f"CPU mean {row.get('cpu_mean_ms', float('nan')):.3f} ms "
                   f"(prefill {row['prefill_tok_s']:.0f} tok/s, generation {row['gen_tok_s']:.0f} tok/s; "
                   f"{args.reps} runs, core {args.core}, {row['peer']})")
     if args.bench_json:

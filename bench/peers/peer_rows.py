@@ -5,12 +5,13 @@ A peer row is a dict with at least p50_ms (one answer's time, the figure every
 speed-up uses), mean_ms, min_ms, wall_p50_ms, runs, tokens, peer, model,
 weights, threads, core, plus work (what one timed run is) and clock ("cpu":
 the process's CPU time, as amxqa-bench times an answer; "wall": the peer's own
-wall clock, the same on an idle pinned core). The JSON gets "peers" (every row
-so far, keyed by name), summary.peer_ms and summary.libamxqa_speedup
-(<backend>_vs_<peer>: peer ms / libamxqa's shipped-model p50 ms, every backend
-but scalar), which `amxqa-bench compare` lists per CPU; the Markdown beside it
-gets its "## Peers" section rewritten. Re-run the peer scripts after
-`amxqa-bench report` rewrites the JSON."""
+wall clock, the same on an idle pinned core; such a row may add cpu_mean_ms,
+its mean CPU time, which the table shows beside it). The JSON gets "peers"
+(every row so far, keyed by name), summary.peer_ms and
+summary.libamxqa_speedup (<backend>_vs_<peer>: peer ms / libamxqa's
+shipped-model p50 ms, every backend but scalar), which `amxqa-bench compare`
+lists per CPU; the Markdown beside it gets its "## Peers" section rewritten.
+Re-run the peer scripts after `amxqa-bench report` rewrites the JSON."""
 import json
 import os
 
@@ -61,6 +62,11 @@ def _row(cells):
     return "| " + " | ".join(cells) + " |"
 
 
+def _clock(v):
+    clock = v.get("clock", "cpu")
+    return clock + (f" (CPU mean {v['cpu_mean_ms']:.2f} ms)" if "cpu_mean_ms" in v else "")
+
+
 def peers_markdown(doc):
     ours = doc.get("summary", {}).get("shipped_model_p50_ms", {})
     isas = _backends(ours)
@@ -68,7 +74,8 @@ def peers_markdown(doc):
              "Peers on the same pinned core, one thread (bench/peers/: ort_bert.py times ONNX Runtime, "
              "llama_bench.py llama.cpp's llama-bench); libamxqa is the shipped model's p50 answer to a "
              "208-token prompt (BM_default_model_answer_<backend>), CPU time. Speed-up = peer ms / "
-             "libamxqa ms. Clock cpu: the peer's CPU time; wall: its own wall clock (the same on an idle core).", "",
+             "libamxqa ms. Clock cpu: the peer's CPU time; wall: its own wall clock (the same on an idle core; "
+             "a busy one inflates it, not the CPU mean beside it).", "",
              _row(["peer", "weights", "one run", "clock", "p50 ms"]
                   + [f"libamxqa {isa} speed-up" for isa in isas]),
              _row(["---"] * (5 + len(isas)))]
@@ -76,7 +83,7 @@ def peers_markdown(doc):
     for k, v in doc.get("peers", {}).items():
         peer = v.get("peer", k)
         lines.append(_row([f"{peer} {v.get('model', '')}", v.get("weights", ""),
-                           v.get("work", f"{v.get('tokens', '?')}-token prompt"), v.get("clock", "cpu"),
+                           v.get("work", f"{v.get('tokens', '?')}-token prompt"), _clock(v),
                            f"{v['p50_ms']:.2f}"] + [f"{v['p50_ms'] / ours[isa]:.2f}x" for isa in isas]))
         if peer not in fastest or v["p50_ms"] < fastest[peer]["p50_ms"]:
             fastest[peer] = v

@@ -123,12 +123,16 @@ class LlamaBenchRows(unittest.TestCase):
                         "a = sys.argv[1:]\n"
                         "assert a[a.index('-t') + 1] == '1' and a[a.index('-p') + 1] == '208', a\n"
                         "assert a[a.index('-o') + 1] == 'json' and a[a.index('-m') + 1] == 'M.gguf', a\n"
-                        "print('llama_model_loader: log line', file=sys.stderr)\n"
+                        "assert a[a.index('-r') + 1] in ('10', '1') and '-v' in a, a\n"
+                        "print('load_tensors:          AMX model buffer size =     3.02 MiB', file=sys.stderr)\n"
+                        "print('load_tensors:   CPU_Mapped model buffer size =     2.77 MiB', file=sys.stderr)\n"
                         f"print({out!r})\n")
             os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
             args = types.SimpleNamespace(llama_bench=fake, prompt=208, gen=5, reps=10)
-            row = llama_bench.answer_row(llama_bench.run_llama_bench([], "M.gguf", args), 208, 5)
+            row = llama_bench.time_gguf([], "M.gguf", args)
             self.assertAlmostEqual(row["p50_ms"], 21.5)
+            self.assertEqual(row["weight_buffers"], ["AMX", "CPU_Mapped"])
+            self.assertGreaterEqual(row["cpu_mean_ms"], 0.0)  # the stand-in's own CPU time: no fixed value
 
             bench = os.path.join(tmp, "cpu.json")
             ort = {"p50_ms": 5.0, "peer": "onnxruntime-node 1.31.1", "model": "BERT", "weights": "int8",
@@ -139,7 +143,8 @@ class LlamaBenchRows(unittest.TestCase):
                            "peers": {"ort_int8": ort}}, f)
             with open(os.path.join(tmp, "cpu.md"), "w") as f:
                 f.write("# Run\n\nrooflines\n\n## Peers\n\nold table\n")
-            speedup = peer_rows.add_peers(bench, {"llama_cpp_q4_0": dict(row, weights="Q4_0", model="llama")})
+            speedup = peer_rows.add_peers(bench, {"llama_cpp_q4_0": dict(row, weights="Q4_0", model="llama",
+                                                                         cpu_mean_ms=21.0)})
             self.assertEqual(speedup, {"avx512_vs_ort_int8": round(5.0 / 4.3, 4),
                                        "avx512_vs_llama_cpp_q4_0": 5.0,
                                        "amx_vs_ort_int8": round(5.0 / 2.15, 4),
@@ -153,7 +158,7 @@ class LlamaBenchRows(unittest.TestCase):
             self.assertTrue(md.startswith("# Run\n\nrooflines\n\n## Peers\n"))
             self.assertNotIn("old table", md)
             self.assertEqual(md.count("## Peers"), 1)
-            self.assertIn("| llama.cpp b4747 (abc1234) llama | Q4_0 | 208-token prefill + 5 generated | wall | "
+            self.assertIn("| llama.cpp b4747 (abc1234) llama | Q4_0 | 208-token prefill + 5 generated | wall (CPU mean 21.00 ms) | "
                           "21.50 | 5.00x | 10.00x |", md)
             self.assertIn("| onnxruntime-node 1.31.1 BERT | int8 | 208-token prompt | cpu | 5.00 | 1.16x | 2.33x |", md)
             self.assertIn("- Fastest llama.cpp b4747 (abc1234): Q4_0, 21.50 ms; libamxqa avx512 5.00x, amx 10.00x", md)
