@@ -79,8 +79,11 @@ def run_llama_bench(cmd_prefix, gguf, args, reps):
                         "-n", str(args.gen), "-r", str(reps), "-o", "json", "-v"]
     cpu = lambda u: u.ru_utime + u.ru_stime
     before = cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True)
     used = cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - before
+    if done.returncode != 0 or "[" not in done.stdout:
+        tail = "\n".join(done.stderr.splitlines()[-5:])
+        raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}:\n{tail}")
     return json.loads(done.stdout[done.stdout.index("["):]), done.stderr, used
 
 
