@@ -9,6 +9,10 @@
 //                                   (uniform ones above), whose int8 values
 //                                   are smaller, as a model's are: what
 //                                   AVX2's 7-bit kernel's int16 spans see
+//   BM_matmul_<i8|i7>vnni4_model_<isa>/n/k  64 tokens × an n×k weight, the
+//                                   model's shapes (QKV, FFN up, FFN down),
+//                                   with activations like the 7-bit model's
+//                                   prefill (model_floats)
 //   BM_matvec_<dtype>_<isa>         decode: a 2048×1024 weight (beyond L2)
 //   BM_dot_rows_<isa>               the start pointer: 512 f32 rows of 256
 //   BM_attend_gemm_<isa>/tb         prefill attention of one head: 64 rows
@@ -26,6 +30,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -147,13 +152,50 @@ std::vector<float> normal_floats(size_t n, uint32_t seed) {
   return v;
 }
 
-void bm_matmul(benchmark::State& state, const Isa isa, DType dt, Layout lay, uint8_t bits,
-               bool normal) {
+// Activations like the 7-bit qa-v2.2 model's prefill, m rows of k. k 640
+// (FFN down, after ReLU²: 99% zeros, all >= 0): max(z − 2.33, 0)². Other k
+// (the RMS-normed inputs of QKV and FFN up): N(0, 1) with two outlier
+// channels that set each row's amax, +s at column 45 k / 256 and −0.8 s at
+// 201 k / 256, s log-uniform in [4.5, 24] and shared by 8 consecutive rows
+// (the model's rows have amax / sd about 7, outliers in the same channels,
+// similar scales in neighbouring tokens). Histogram of the widest exact
+// int16 span of AVX2's 7-bit kernel (6-row blocks, chunks of 16 columns;
+// 1/2/4/8/16 groups, the last two beyond what the kernel takes): these 64
+// rows at k 256 0/0.01/0.18/0.53/0.27, k 640 0/0/0/0.01/0.99; the model's
+// prefill over 300 dev-v1.1-open questions (throw-away instrumented build):
+// FFN up (k 256) 0.0004/0.03/0.20/0.56/0.21, FFN down (k 640)
+// 0/0.0004/0.02/0.06/0.92.
+std::vector<float> model_floats(size_t m, size_t k, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::uniform_real_distribution<float> u(std::log(4.5f), std::log(24.0f));
+  std::vector<float> v(m * k);
+  float s = 0.0f;
+  for (size_t i = 0; i < m; ++i) {
+    if (i % 8 == 0) s = std::exp(u(g));
+    for (size_t c = 0; c < k; ++c) {
+      const float r = z(g);
+      v[i * k + c] = k == 640 ? (r > 2.33f ? (r - 2.33f) * (r - 2.33f) : 0.0f) : r;
+    }
+    if (k != 640) {
+      v[i * k + 45 * k / 256] = s;
+      v[i * k + 201 * k / 256] = -0.8f * s;
+    }
+  }
+  return v;
+}
+
+enum class Acts { uniform, normal, model };
+
+// Prefill: 64 rows of activations against a rows × cols weight.
+void run_matmul(benchmark::State& state, const Isa& isa, DType dt, Layout lay, uint8_t bits,
+                Acts acts, uint32_t rows, uint32_t cols) {
   if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
   const size_t m = 64;
-  const uint32_t rows = 640, cols = 256;
   const BenchWeights w(dt, lay, rows, cols, bits);
-  const std::vector<float> X = normal ? normal_floats(m * cols, 3) : random_floats(m * cols, 3);
+  const std::vector<float> X = acts == Acts::normal  ? normal_floats(m * cols, 3)
+                               : acts == Acts::model ? model_floats(m, cols, 3)
+                                                     : random_floats(m * cols, 3);
   std::vector<float> Y(m * rows);
   for (auto _ : state) {
     isa.table->matmul(w.view, X.data(), cols, m, Y.data(), rows);
@@ -162,6 +204,17 @@ void bm_matmul(benchmark::State& state, const Isa isa, DType dt, Layout lay, uin
   state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * rows * cols * state.iterations() / 1e9,
                                                  benchmark::Counter::kIsRate);
   amx_release_thread_state();  // tile kernels keep their configuration per thread
+}
+
+void bm_matmul(benchmark::State& state, const Isa isa, DType dt, Layout lay, uint8_t bits,
+               bool normal) {
+  run_matmul(state, isa, dt, lay, bits, normal ? Acts::normal : Acts::uniform, 640, 256);
+}
+
+// The model's shapes, n × k from the arguments.
+void bm_matmul_model(benchmark::State& state, const Isa isa, DType dt, Layout lay, uint8_t bits) {
+  run_matmul(state, isa, dt, lay, bits, Acts::model, static_cast<uint32_t>(state.range(0)),
+             static_cast<uint32_t>(state.range(1)));
 }
 
 void bm_matvec(benchmark::State& state, const Isa isa, DType dt, Layout lay, uint8_t bits) {
@@ -317,11 +370,20 @@ const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
           (std::string("BM_matmul_") + d.name + "_" + isa.name).c_str(), bm_matmul, isa, d.dt,
           d.lay, d.bits, false)
           ->Unit(benchmark::kMicrosecond);
-      if (d.dt == DType::i8 && d.lay == Layout::vnni4)
+      if (d.dt == DType::i8 && d.lay == Layout::vnni4) {
         benchmark::RegisterBenchmark(
             (std::string("BM_matmul_") + d.name + "_normal_" + isa.name).c_str(), bm_matmul, isa,
             d.dt, d.lay, d.bits, true)
             ->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(
+            (std::string("BM_matmul_") + d.name + "_model_" + isa.name).c_str(), bm_matmul_model,
+            isa, d.dt, d.lay, d.bits)
+            ->ArgNames({"n", "k"})
+            ->Args({256, 256})
+            ->Args({640, 256})
+            ->Args({256, 640})
+            ->Unit(benchmark::kMicrosecond);
+      }
       benchmark::RegisterBenchmark(
           (std::string("BM_matvec_") + d.name + "_" + isa.name).c_str(), bm_matvec, isa, d.dt,
           d.lay, d.bits)
