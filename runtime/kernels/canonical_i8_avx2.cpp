@@ -15,7 +15,9 @@
 //   no widening. Where the activations are small enough (most of a model's
 //   are), the vpmaddubsw of 2 or 4 groups are first summed in int16 (vpaddw)
 //   and widened once: exact by a bound checked per row block and chunk of 16
-//   columns (mark_spans), so the bits are the same either way.
+//   columns (mark_spans), so the bits are the same either way. Groups of 4
+//   columns that are zero in every row of a block (most of FFN down's input,
+//   after ReLU²) are dropped before the products (QRows::compact_groups).
 // - 8-bit weights (today's files, w in [-128, 127]): a pair of 8-bit
 //   products can exceed int16, so both operands are widened to int16 and
 //   vpmaddwd sums pairs into int32 (each 16-byte half of a load widens to 4
@@ -173,7 +175,12 @@ inline void spans(const uint32_t* bad, size_t chunks, uint8_t* span) {
 
 // A block of activation rows, quantised to T; corr is what each row's sums
 // carry on top of Σ w q (Bias · Σ q). For int8 rows (7-bit weights),
-// span[c]: the log2 of the groups of chunk c that every row can sum in int16.
+// span[c]: the log2 of the groups of chunk c that every row can sum in int16;
+// and where `compact` and some groups of 4 columns are zero in every row
+// (after ReLU² most are: 58–86% of the FFN-down input's in the 7-bit model's
+// prefill), q holds only the others, in order, group t being the weights'
+// group gidx[t] (ng of them; a zero group adds nothing to any sum, so the
+// bits are the same). rows_dot reads q by the weights' groups: no compacting.
 template <class T, int Bias>
 struct QRows {
   alignas(32) T q[kMR][kMaxCols];
@@ -181,7 +188,10 @@ struct QRows {
   int32_t corr[kMR];
   uint8_t span[kMaxCols / (4 * kChunk)];
   uint32_t bad[kMaxCols / 32];
-  void quantize(const float* X, size_t ldx, size_t m, size_t k) {
+  uint16_t gidx[kMaxCols / 4];
+  size_t ng = 0;        // groups in q
+  bool sparse = false;  // q is compacted (gidx holds the groups)
+  void quantize(const float* X, size_t ldx, size_t m, size_t k, bool compact = true) {
     const size_t padded = (k + 31) / 32 * 32;
     if constexpr (sizeof(T) == 1) std::memset(bad, 0, padded / 32 * sizeof(uint32_t));
     for (size_t i = 0; i < m; ++i) {
@@ -194,7 +204,42 @@ struct QRows {
         mark_spans(q[i], padded, bad);
       }
     }
-    if constexpr (sizeof(T) == 1) spans(bad, padded / (4 * kChunk), span);
+    ng = k / 4;
+    sparse = false;
+    if constexpr (sizeof(T) == 1) {
+      if (compact) compact_groups(m, k);
+      if (!sparse) spans(bad, padded / (4 * kChunk), span);
+    }
+  }
+
+  // Drops the groups that are zero in all m rows where they are at least an
+  // eighth (the sparse kernel's gidx loads cost about that much a group),
+  // and marks the spans of what is left (k is a multiple of 4: fits()).
+  void compact_groups(size_t m, size_t k) {
+    const size_t groups = k / 4;
+    size_t n = 0;
+    for (size_t c = 0; c < groups * 4; c += 32) {
+      __m256i any = _mm256_setzero_si256();
+      for (size_t i = 0; i < m; ++i)
+        any = _mm256_or_si256(any, _mm256_load_si256(reinterpret_cast<const __m256i*>(q[i] + c)));
+      // Bit g: group c / 4 + g has a non-zero byte (the padding past k is zero).
+      uint32_t live = ~static_cast<uint32_t>(_mm256_movemask_ps(
+                          _mm256_castsi256_ps(_mm256_cmpeq_epi32(any, _mm256_setzero_si256())))) & 0xffu;
+      for (; live; live &= live - 1)
+        gidx[n++] = static_cast<uint16_t>(c / 4 + static_cast<size_t>(__builtin_ctz(live)));
+    }
+    if (n > groups - groups / 8) return;
+    for (size_t i = 0; i < m; ++i)  // in place: gidx[t] >= t
+      for (size_t t = 0; t < n; ++t) std::memcpy(q[i] + 4 * t, q[i] + 4 * size_t(gidx[t]), 4);
+    const size_t cols = 4 * n, padded = (cols + 31) / 32 * 32;
+    std::memset(bad, 0, padded / 32 * sizeof(uint32_t));
+    for (size_t i = 0; i < m; ++i) {
+      std::memset(q[i] + cols, 0, padded - cols);
+      mark_spans(q[i], padded, bad);
+    }
+    spans(bad, padded / (4 * kChunk), span);
+    ng = n;
+    sparse = true;
   }
 };
 
@@ -298,7 +343,7 @@ void kernel(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj
 // once per span (at span 4, five vpmaddubsw-port instructions per four
 // products instead of eight). The weights of a chunk are loaded once and
 // meet all M rows.
-template <int M, int NB, bool Full>
+template <int M, int NB, bool Full, bool Sparse>
 struct NarrowKernel {
   const Narrow::Rows& a;
   __m256i acc[M][NB] = {};
@@ -326,12 +371,12 @@ struct NarrowKernel {
 
   void run(const WeightView& w, size_t j0, size_t nj, float* Y, size_t ldy) {
     const uint8_t* d = static_cast<const uint8_t*>(w.data);
-    const size_t n = w.rows, groups = w.cols / 4;
+    const size_t n = w.rows, groups = Sparse ? a.ng : w.cols / 4;
     __m256i mask[NB];
 #pragma GCC unroll 8
     for (int z = 0; z < NB; ++z) mask[z] = lanes8(nj > size_t(8 * z) ? nj - 8 * z : 0);
-    auto load = [&](size_t g, int z) {
-      const uint8_t* src = d + (g * n + j0) * 4 + 32 * z;
+    auto load = [&](size_t g, int z) {  // q's group g
+      const uint8_t* src = d + ((Sparse ? size_t(a.gidx[g]) : g) * n + j0) * 4 + 32 * z;
       return Narrow::weights(Full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src))
                                   : _mm256_maskload_epi32(reinterpret_cast<const int*>(src), mask[z]));
     };
@@ -378,8 +423,15 @@ struct Kernels {
     static void run(const typename P::Rows& a, const WeightView& w, size_t j0, size_t nj, float* Y,
                     size_t ldy) {
       if constexpr (std::is_same_v<P, Narrow>) {
-        if (nj == size_t(8 * NB)) NarrowKernel<M, NB, true>{a}.run(w, j0, nj, Y, ldy);
-        else NarrowKernel<M, NB, false>{a}.run(w, j0, nj, Y, ldy);
+        // Separate instantiations: the dense kernel keeps its code.
+        if (a.sparse) {
+          if (nj == size_t(8 * NB)) NarrowKernel<M, NB, true, true>{a}.run(w, j0, nj, Y, ldy);
+          else NarrowKernel<M, NB, false, true>{a}.run(w, j0, nj, Y, ldy);
+        } else if (nj == size_t(8 * NB)) {
+          NarrowKernel<M, NB, true, false>{a}.run(w, j0, nj, Y, ldy);
+        } else {
+          NarrowKernel<M, NB, false, false>{a}.run(w, j0, nj, Y, ldy);
+        }
       } else {
         if (nj == size_t(8 * NB)) kernel<P, M, NB, true>(a, w, j0, nj, Y, ldy);
         else kernel<P, M, NB, false>(a, w, j0, nj, Y, ldy);
@@ -408,7 +460,7 @@ struct Kernels {
   static void rows_dot(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                        float* out) {
     typename P::Rows a;
-    a.quantize(x, 0, 1, w.cols);
+    a.quantize(x, 0, 1, w.cols, false);  // reads q by the weights' groups
     const int* d = static_cast<const int*>(w.data);
     const size_t groups = w.cols / 4;
     for (size_t i0 = 0; i0 < n; i0 += 8) {

@@ -614,6 +614,68 @@ TEST_SUITE("unit") {
       }
   }
 
+  // AVX2's 7-bit kernel drops the groups of 4 columns that are zero in every
+  // row of a block and sums the rest (canonical_i8_avx2.cpp, compact_groups),
+  // as FFN down's input after ReLU² mostly is. Live groups hold q = ±127 and
+  // outputs 0-7 weights at 63 (w + 64 = 127), so a span of 2 over two live
+  // groups wraps: spans marked before the groups were packed together (where
+  // every other group is zero they allow 2) would show. Blocks with no zero
+  // group, a few (under an eighth: not compacted), every other one, rows
+  // with different ones, all, and only the last; decode and rows_dot too.
+  TEST_CASE("i8 products: 7-bit rows with groups zero across a block give the oracle's bits") {
+    const Kernels& s = kernels_scalar();
+    for (uint32_t cols : {32u, 36u, 128u, 644u}) {
+      const uint32_t rows = 19, groups = cols / 4;
+      TestWeights t = make_weights(DType::i8, Layout::vnni4, rows, cols, 7);
+      for (uint32_t r = 0; r < 8; ++r)
+        for (uint32_t c = 0; c < cols; ++c) t.i8[((c / 4) * rows + r) * 4 + (c & 3)] = 63;
+      auto live = [&](size_t kind, size_t g, size_t row) {
+        switch (kind) {
+          case 0: return true;
+          case 1: return g % 16 != 5;
+          case 2: return g % 2 == 0;
+          case 3: return g % 3 == row % 2;  // the block's union is compacted
+          case 4: return false;
+          default: return g + 1 == groups;
+        }
+      };
+      auto row_of = [&](size_t kind, size_t row) {
+        std::vector<float> v(cols, 0.0f);
+        for (size_t c = 0; c < cols; ++c)
+          if (live(kind, c / 4, row)) v[c] = kind < 2 ? uniform(-1.0f, 1.0f) : row % 2 ? -127.0f : 127.0f;
+        return v;
+      };
+      for (const Table& tb : fast_tables()) {
+        const std::string what = std::string(tb.label) + " i7 zero groups " + std::to_string(cols);
+        for (size_t kind = 0; kind < 6; ++kind)
+          for (size_t m : {size_t(1), size_t(6), size_t(13)}) {
+            std::vector<float> X;
+            for (size_t i = 0; i < m; ++i) {
+              const std::vector<float> r = row_of(i >= 6 ? (kind + 1) % 6 : kind, i);
+              X.insert(X.end(), r.begin(), r.end());
+            }
+            std::vector<float> Yw(m * rows), Yg(m * rows);
+            s.matmul(t.view, X.data(), cols, m, Yw.data(), rows);
+            tb.k->matmul(t.view, X.data(), cols, m, Yg.data(), rows);
+            check_same_bits(Yg.data(), Yw.data(), Yg.size(),
+                            what + " matmul kind " + std::to_string(kind) + " m=" + std::to_string(m));
+          }
+        for (size_t kind = 0; kind < 6; ++kind) {
+          const std::vector<float> x = row_of(kind, 0);
+          std::vector<float> yw(rows), yg(rows);
+          s.matvec(t.view, x.data(), yw.data());
+          tb.k->matvec(t.view, x.data(), yg.data());
+          check_same_bits(yg.data(), yw.data(), rows, what + " matvec kind " + std::to_string(kind));
+          const uint32_t ids[5] = {18, 0, 7, 7, 3};
+          float ow[5], og[5];
+          s.rows_dot(t.view, ids, 5, x.data(), ow);
+          tb.k->rows_dot(t.view, ids, 5, x.data(), og);
+          check_same_bits(og, ow, 5, what + " rows_dot kind " + std::to_string(kind));
+        }
+      }
+    }
+  }
+
   // dot_rows and softmax follow kernels.h's canonical order: the scalar
   // table is checked against double, every other table against scalar bit
   // for bit (the same answers on every ISA rest on it).
