@@ -229,8 +229,12 @@ struct QRows {
         gidx[n++] = static_cast<uint16_t>(c / 4 + static_cast<size_t>(__builtin_ctz(live)));
     }
     if (n > groups - groups / 8) return;
-    for (size_t i = 0; i < m; ++i)  // in place: gidx[t] >= t
-      for (size_t t = 0; t < n; ++t) std::memcpy(q[i] + 4 * t, q[i] + 4 * size_t(gidx[t]), 4);
+    for (size_t i = 0; i < m; ++i)  // in place: gidx[t] >= t (through v: they may be equal)
+      for (size_t t = 0; t < n; ++t) {
+        uint32_t v;
+        std::memcpy(&v, q[i] + 4 * size_t(gidx[t]), 4);
+        std::memcpy(q[i] + 4 * t, &v, 4);
+      }
     const size_t cols = 4 * n, padded = (cols + 31) / 32 * 32;
     std::memset(bad, 0, padded / 32 * sizeof(uint32_t));
     for (size_t i = 0; i < m; ++i) {
