@@ -14,6 +14,15 @@
 //                                7-bit kernel does; both share ports, and
 //                                bench_kernels.cpp's AVX2 int8 rows report
 //                                maddubs_frac against this)
+//   BM_peak_int8_exact_avx2/span:S  the exact int32 product's whole mix on
+//                                registers: per 4 vpmaddubsw, 4/S vpmaddwd
+//                                widenings, S-1 vpaddw per span and a vpaddd
+//                                per widening (canonical_i8_avx2.cpp's 7-bit
+//                                kernel at span S, without its loads). The
+//                                ceiling of that kernel on this core, in the
+//                                same int8 ops as the row above: where the
+//                                vector ALU has three ports (Intel) the mix
+//                                caps it well below the vpmaddubsw peak.
 //   BM_read_bw/<bytes>           streaming read of a 32 KiB … 256 MiB buffer
 //                                (L1, L2, L2/L3, L3, L3, DRAM on most cores)
 // The AMX tile peak is bench_amx.cpp's BM_amx_tile_peak.
@@ -105,6 +114,38 @@ __attribute__((target("avx2"), noinline)) int int8_maddubs_chains(int64_t rounds
   return _mm256_extract_epi32(s, 0);
 }
 
+// The exact product's instruction mix at span Span (see the top), 4 chains
+// of 4 vpmaddubsw a round; each chain's next activations are its last int16
+// sum, so nothing folds away.
+template <int Span>
+__attribute__((target("avx2"), noinline)) int int8_exact_chains(int64_t rounds) {
+  constexpr int kExactChains = 4;  // 4 sums, 4 states, 4 weights, ones: 13 registers
+  __m256i x[kExactChains], acc[kExactChains];
+  const __m256i w[4] = {_mm256_set1_epi8(1), _mm256_set1_epi8(2), _mm256_set1_epi8(3),
+                        _mm256_set1_epi8(5)};
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int i = 0; i < kExactChains; ++i) {
+    x[i] = _mm256_set1_epi8(static_cast<char>(i));
+    acc[i] = _mm256_setzero_si256();
+  }
+  for (int64_t t = 0; t < rounds; ++t) {
+#pragma GCC unroll 4
+    for (int i = 0; i < kExactChains; ++i) {
+      __m256i s = _mm256_setzero_si256();
+#pragma GCC unroll 4
+      for (int g = 0; g < 4; ++g) {
+        const __m256i p = _mm256_maddubs_epi16(w[g], x[i]);
+        s = g % Span ? _mm256_add_epi16(s, p) : p;
+        if (g % Span == Span - 1) acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(s, ones));
+      }
+      x[i] = s;
+    }
+  }
+  __m256i s = acc[0];
+  for (int i = 1; i < kExactChains; ++i) s = _mm256_add_epi32(s, _mm256_add_epi32(acc[i], x[i]));
+  return _mm256_extract_epi32(s, 0);
+}
+
 // Runs one probe, reporting `ops_per_round` operations per round as GFLOP/s.
 template <typename Probe>
 void run_peak(benchmark::State& state, Probe probe, double ops_per_round) {
@@ -143,6 +184,17 @@ void BM_peak_int8_maddubs_avx2(benchmark::State& state) {
   run_peak(state, int8_maddubs_chains, kChains * 16.0 * 2.0 * 2.0);  // 16 lanes × 2 bytes × mul+add
 }
 BENCHMARK(BM_peak_int8_maddubs_avx2)->MinTime(kProbeSeconds);
+
+void BM_peak_int8_exact_avx2(benchmark::State& state) {
+  if (!cpu().has_avx2_fma) return state.SkipWithError("architecture unsupported");
+  const double ops = 4 * 4 * 16.0 * 2.0 * 2.0;  // 4 chains × 4 vpmaddubsw, as the row above
+  switch (state.range(0)) {
+    case 1: return run_peak(state, int8_exact_chains<1>, ops);
+    case 2: return run_peak(state, int8_exact_chains<2>, ops);
+    default: return run_peak(state, int8_exact_chains<4>, ops);
+  }
+}
+BENCHMARK(BM_peak_int8_exact_avx2)->ArgName("span")->Arg(1)->Arg(2)->Arg(4)->MinTime(kProbeSeconds);
 
 // Sums a buffer with 8 independent vector accumulators (integer adds: one
 // cycle latency, so the loads are the only limit).
