@@ -46,6 +46,7 @@ struct amxqa_model {
   bool start_pointer;   // MODEL.md "Start pointer"
   bool end_pointer;     // MODEL.md "End pointer" (only with start_pointer)
   bool no_answer_head;  // MODEL.md "No-answer head" (only with start_pointer)
+  bool question_reread; // MODEL.md "Question re-read": prompt BOS q sep p sep q ANS
   uint32_t bos, eot, ans, abstain, pad;
   float no_answer_threshold;  // MODEL.md "No-answer decision" (0 without a calibration)
   amxqa::TokenizerView tok;

@@ -89,6 +89,7 @@ void fill_model(const fb::Model& m, const uint8_t* data, size_t len, amxqa_model
   out->start_pointer = a.start_pointer();
   out->end_pointer = a.end_pointer();
   out->no_answer_head = a.no_answer_head();
+  out->question_reread = a.question_reread();
   const fb::Specials& sp = *m.specials();
   out->pad = sp.pad();
   out->bos = sp.bos();

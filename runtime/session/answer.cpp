@@ -1,5 +1,6 @@
 // answer.cpp — amxqa_answer() and amxqa_answer_stream(): tokenise, build the
-// prompt (BOS question "\n\n" passage ANS, schemas/MODEL.md "Prompt format"),
+// prompt (BOS question "\n\n" passage ANS, schemas/MODEL.md "Prompt format";
+// with the question re-read, the separator and question again before ANS),
 // prefill it in blocks, then decode greedily under the extractive constraint
 // (or freely). Both entry points share one runner; they differ only in where
 // the answer goes. Nothing here allocates: every buffer is in the session.
@@ -46,7 +47,14 @@ struct Question {
   size_t plen;
 };
 
-// Token i of the prompt BOS q… sep… p… ANS.
+// Rows the question re-read adds after the passage (MODEL.md "Question
+// re-read"): sep… q… again, so the question's tokens attend over the passage.
+size_t reread_rows(const amxqa_session* s, uint32_t nq) {
+  return s->model->question_reread ? size_t(s->n_sep) + nq : 0;
+}
+
+// Token i of the prompt BOS q… sep… p… ANS, or BOS q… sep… p… sep… q… ANS
+// with the question re-read (MODEL.md "Prompt format").
 uint32_t prompt_token(const amxqa_session* s, size_t i, uint32_t nq, uint32_t np) {
   if (i == 0) return s->model->bos;
   i -= 1;
@@ -55,11 +63,13 @@ uint32_t prompt_token(const amxqa_session* s, size_t i, uint32_t nq, uint32_t np
   if (i < s->n_sep) return s->sep_ids[i];
   i -= s->n_sep;
   if (i < np) return s->pass_ids[i];
+  i -= np;
+  if (i < reread_rows(s, nq)) return i < s->n_sep ? s->sep_ids[i] : s->q_ids[i - s->n_sep];
   return s->model->ans;
 }
 
 void prefill_prompt(amxqa_session* s, uint32_t nq, uint32_t np) {
-  const size_t total = size_t(1) + nq + s->n_sep + np + 1;
+  const size_t total = size_t(1) + nq + s->n_sep + np + reread_rows(s, nq) + 1;
   const size_t pass_begin = size_t(1) + nq + s->n_sep, pass_end = pass_begin + np;
   forward_reset(s);
   uint8_t match[kPrefillRows];

@@ -147,13 +147,21 @@ TEST_CASE("incremental == full on every available backend (f32 weights)") {
   }
 }
 
-static void check_against_oracle(bool whole_words) {
-  auto tm = open_random("tiny", DType::f32, 21);
+// With `reread`, the model reads the question again (MODEL.md "Question
+// re-read"): the oracle's prompt (prompt_ids) has it, and every margin must
+// differ from the same weights' without it, so the flag is live.
+static void check_against_oracle(bool whole_words, bool reread = false) {
+  ModelSpec spec = make_random_model("tiny", 21);
+  auto once = open_spec(spec);
+  spec.arch.question_reread = reread;
+  auto tm = open_spec(spec);
   amxqa_session_options opt = default_options(AMXQA_ISA_SCALAR);
   opt.whole_words = whole_words;
   auto ts = make_session(tm->model, opt);
+  auto os = make_session(once->model, opt);
   REQUIRE(ts->status == AMXQA_OK);
-  INFO("whole_words " << whole_words);
+  REQUIRE(os->status == AMXQA_OK);
+  INFO("whole_words " << whole_words << ", question re-read " << reread);
   Rng r{99};
   int answered = 0, abstained = 0, multi = 0;
   for (int i = 0; i < 40; ++i) {
@@ -162,6 +170,8 @@ static void check_against_oracle(bool whole_words) {
     const Asked a = ask(ts->s, q, p);
     REQUIRE(a.status == AMXQA_OK);
     const Oracle o = oracle_extractive(ts->s, q, p);
+    if (reread && !std::isinf(a.info.no_answer_margin))
+      CHECK(ask(os->s, q, p).info.no_answer_margin != a.info.no_answer_margin);
     INFO("q=" << q << " p=" << p);
     CHECK(a.info.abstained == o.abstained);
     CHECK(a.info.stopped_on_eot == o.eot);
@@ -220,6 +230,10 @@ TEST_CASE("greedy extractive decoding matches the oracle; answers are exact pass
 }
 
 TEST_CASE("the same with whole_words off: spans may split words") { check_against_oracle(false); }
+
+TEST_CASE("the same for a model that re-reads the question: prompt BOS q sep p sep q ANS") {
+  if (!kSanitizedBuild) check_against_oracle(true, true);  // the decoder is the one above
+}
 
 TEST_CASE("vocabulary mask: masked ids are never emitted") {
   ModelSpec spec = make_random_model("tiny", 31);
@@ -424,32 +438,36 @@ TEST_CASE("free mode: detokenised generation, no span") {
   }
 }
 
-TEST_CASE("no allocation while answering") {
-  auto tm = open_random("tiny", DType::bf16, 81);
-  auto ts = make_session(tm->model, default_options(AMXQA_ISA_AUTO));
-  REQUIRE(ts->status == AMXQA_OK);
-  amxqa_session_options fo = default_options(AMXQA_ISA_AUTO);
-  fo.extractive = 0;
-  auto tf = make_session(tm->model, fo);
-  REQUIRE(tf->status == AMXQA_OK);
-  Rng r{3};
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (int i = 0; i < 30; ++i) pairs.emplace_back(random_text(r, 1 + r.below(10)), random_text(r, r.below(200)));
-  char out[512];
-  amxqa_answer_info info = amxqa_answer_info_init();
-  auto cb = [](void*, const char*, size_t) { return 0; };
-  test::AllocScope scope;
-  for (const auto& qp : pairs) {
-    amxqa_answer(ts->s, qp.first.data(), qp.first.size(), qp.second.data(), qp.second.size(), out,
-                 sizeof out, &info);
-    amxqa_answer_stream(ts->s, qp.first.data(), qp.first.size(), qp.second.data(),
-                        qp.second.size(), cb, nullptr, &info);
-    amxqa_answer(tf->s, qp.first.data(), qp.first.size(), qp.second.data(), qp.second.size(), out,
-                 sizeof out, &info);
+TEST_CASE("no allocation while answering, with and without the question re-read") {
+  for (const bool reread : {false, true}) {
+    ModelSpec spec = make_random_model("tiny", 81, DType::bf16);
+    spec.arch.question_reread = reread;
+    auto tm = open_spec(spec);
+    auto ts = make_session(tm->model, default_options(AMXQA_ISA_AUTO));
+    REQUIRE(ts->status == AMXQA_OK);
+    amxqa_session_options fo = default_options(AMXQA_ISA_AUTO);
+    fo.extractive = 0;
+    auto tf = make_session(tm->model, fo);
+    REQUIRE(tf->status == AMXQA_OK);
+    Rng r{3};
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (int i = 0; i < 30; ++i) pairs.emplace_back(random_text(r, 1 + r.below(10)), random_text(r, r.below(200)));
+    char out[512];
+    amxqa_answer_info info = amxqa_answer_info_init();
+    auto cb = [](void*, const char*, size_t) { return 0; };
+    test::AllocScope scope;
+    for (const auto& qp : pairs) {
+      amxqa_answer(ts->s, qp.first.data(), qp.first.size(), qp.second.data(), qp.second.size(), out,
+                   sizeof out, &info);
+      amxqa_answer_stream(ts->s, qp.first.data(), qp.first.size(), qp.second.data(),
+                          qp.second.size(), cb, nullptr, &info);
+      amxqa_answer(tf->s, qp.first.data(), qp.first.size(), qp.second.data(), qp.second.size(), out,
+                   sizeof out, &info);
+    }
+    amxqa_answer(ts->s, "", 0, "x", 1, out, sizeof out, &info);  // error paths too
+    amxqa_answer(ts->s, "q", 1, pairs[0].second.data(), pairs[0].second.size(), out, 1, &info);
+    AMXQA_CHECK_NO_ALLOCATIONS(scope);
   }
-  amxqa_answer(ts->s, "", 0, "x", 1, out, sizeof out, &info);  // error paths too
-  amxqa_answer(ts->s, "q", 1, pairs[0].second.data(), pairs[0].second.size(), out, 1, &info);
-  AMXQA_CHECK_NO_ALLOCATIONS(scope);
 }
 
 }  // TEST_SUITE

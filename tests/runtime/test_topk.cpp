@@ -16,9 +16,10 @@ using namespace amxqa::test;
 
 namespace {
 
-std::unique_ptr<TestModel> pointer_model(uint64_t seed = 7) {
+std::unique_ptr<TestModel> pointer_model(uint64_t seed = 7, bool question_reread = false) {
   ModelSpec spec = make_random_model("tiny", seed);
   spec.arch.start_pointer = true;
+  spec.arch.question_reread = question_reread;
   return open_spec(spec);
 }
 
@@ -500,31 +501,35 @@ TEST_CASE("windows: a passage that fits is answered as without them; all windows
   CHECK(t.spans.empty());
 }
 
-TEST_CASE("top-k and windows allocate nothing") {
-  auto tm = pointer_model();
-  amxqa_session_options o = topk_options(5, INFINITY);
-  auto ts = make_session(tm->model, o);
-  o.max_passage_tokens = 24;
-  o.windows = 1;
-  o.window_overlap = 6;
-  auto tw = make_session(tm->model, o);
-  REQUIRE(ts->status == AMXQA_OK);
-  REQUIRE(tw->status == AMXQA_OK);
-  const std::vector<Pair> prs = pairs(8, 31, 100);
-  amxqa_span spans[5];
-  for (amxqa_span& v : spans) v = amxqa_span_init();
-  amxqa_answer_info info = amxqa_answer_info_init();
-  char out[512];
-  size_t n = 0;
-  AllocScope scope;
-  for (const Pair& pr : prs) {
-    amxqa_answer_topk(ts->s, pr.q.data(), pr.q.size(), pr.p.data(), pr.p.size(), spans, 5, &n, &info);
-    amxqa_answer_topk(tw->s, pr.q.data(), pr.q.size(), pr.p.data(), pr.p.size(), spans, 5, &n, &info);
-    amxqa_answer(tw->s, pr.q.data(), pr.q.size(), pr.p.data(), pr.p.size(), out, sizeof out, &info);
+TEST_CASE("top-k and windows allocate nothing, with and without the question re-read") {
+  for (const bool reread : {false, true}) {
+    if (reread && kSanitizedBuild) continue;  // test_session runs the re-read there
+    CAPTURE(reread);
+    auto tm = pointer_model(7, reread);
+    amxqa_session_options o = topk_options(5, INFINITY);
+    auto ts = make_session(tm->model, o);
+    o.max_passage_tokens = 24;
+    o.windows = 1;
+    o.window_overlap = 6;
+    auto tw = make_session(tm->model, o);
+    REQUIRE(ts->status == AMXQA_OK);
+    REQUIRE(tw->status == AMXQA_OK);
+    const std::vector<Pair> prs = pairs(8, 31, 100);
+    amxqa_span spans[5];
+    for (amxqa_span& v : spans) v = amxqa_span_init();
+    amxqa_answer_info info = amxqa_answer_info_init();
+    char out[512];
+    size_t n = 0;
+    AllocScope scope;
+    for (const Pair& pr : prs) {
+      amxqa_answer_topk(ts->s, pr.q.data(), pr.q.size(), pr.p.data(), pr.p.size(), spans, 5, &n, &info);
+      amxqa_answer_topk(tw->s, pr.q.data(), pr.q.size(), pr.p.data(), pr.p.size(), spans, 5, &n, &info);
+      amxqa_answer(tw->s, pr.q.data(), pr.q.size(), pr.p.data(), pr.p.size(), out, sizeof out, &info);
+    }
+    amxqa_answer_topk(ts->s, "", 0, "x", 1, spans, 5, &n, &info);  // error paths too
+    amxqa_answer_topk(ts->s, "q", 1, "x", 1, spans, 0, &n, &info);
+    AMXQA_CHECK_NO_ALLOCATIONS(scope);
   }
-  amxqa_answer_topk(ts->s, "", 0, "x", 1, spans, 5, &n, &info);  // error paths too
-  amxqa_answer_topk(ts->s, "q", 1, "x", 1, spans, 0, &n, &info);
-  AMXQA_CHECK_NO_ALLOCATIONS(scope);
 }
 
 }  // TEST_SUITE

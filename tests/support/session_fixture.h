@@ -25,6 +25,14 @@
 
 namespace amxqa::test {
 
+// Sanitizer builds run the tests for memory and UB errors; a case that only
+// adds coverage the Release pass already gives is left out there.
+#ifdef AMXQA_TEST_SANITIZED
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
 // 64-byte aligned heap bytes (test side only).
 struct Aligned {
   void* p = nullptr;
@@ -136,11 +144,15 @@ inline std::vector<uint32_t> encode_text(const amxqa_model* m, const std::string
   return ids;
 }
 
-// BOS enc(q) enc("\n\n") enc(p) ANS
+// BOS enc(q) enc("\n\n") enc(p) ANS, or BOS enc(q) enc("\n\n") enc(p)
+// enc("\n\n") enc(q) ANS for a model with the question re-read (MODEL.md
+// "Prompt format"), built here from the document, not from answer.cpp.
 inline std::vector<uint32_t> prompt_ids(const amxqa_model* m, const std::string& q,
                                         const std::string& p) {
   std::vector<uint32_t> ids{m->bos};
-  for (const std::string& part : {q, std::string("\n\n"), p}) {
+  std::vector<std::string> parts{q, "\n\n", p};
+  if (m->question_reread) parts.insert(parts.end(), {"\n\n", q});
+  for (const std::string& part : parts) {
     const auto e = encode_text(m, part);
     ids.insert(ids.end(), e.begin(), e.end());
   }

@@ -9,17 +9,21 @@
 // last position. With the no-answer head (MODEL.md "No-answer head") the
 // runtime's no-answer margin is the trainer's, and so is the abstain decision;
 // a file without the head, imported into a recipe with it, answers as before.
+// With the question re-read (MODEL.md "Question re-read") the trainer's
+// examples are the runtime's prompt and the margins and starts agree.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model/train_model.h"
 #include "recipe/run_config.h"
+#include "squad/squad_examples.h"
 #include "stages/import_model.h"
 #include "support/session_fixture.h"
 
@@ -67,8 +71,8 @@ TrainerPrompt trainer_prompt(const amxqa_model* m, const std::string& q, const s
   TrainerPrompt t;
   t.ids = prompt_ids(m, q, p);
   t.opt.kind = LossKind::extractive;
-  t.opt.passage_end = static_cast<uint32_t>(t.ids.size()) - 1;
-  t.opt.passage_begin = t.opt.passage_end - static_cast<uint32_t>(encode_text(m, p).size());
+  t.opt.passage_begin = static_cast<uint32_t>(1 + encode_text(m, q).size() + encode_text(m, "\n\n").size());
+  t.opt.passage_end = t.opt.passage_begin + static_cast<uint32_t>(encode_text(m, p).size());
   return t;
 }
 
@@ -92,6 +96,14 @@ std::vector<StepStats> ans_row_stats(TrainModel& m, const amxqa_model* rt, const
   t.opt.answer_begin = 0;
   out.push_back(m.evaluate(doc.data(), doc.size(), mask.data(), t.opt));
   return out;
+}
+
+// The trainer's no-answer margin from its losses on the ANS row
+// (ans_row_stats): loss_i − loss_∅ = z_∅ − z_i, least over the starts.
+double trainer_margin(const std::vector<StepStats>& st) {
+  double margin = INFINITY;
+  for (size_t i = 0; i + 1 < st.size(); ++i) margin = std::min(margin, st[i].loss_sum - st.back().loss_sum);
+  return margin;
 }
 
 // Session options whose step 1 the trainer's softmax mirrors (it does not
@@ -217,11 +229,9 @@ TEST_SUITE("unit") {
       for (const char* q : kPointerQuestions) {
         const Asked a = ask(ts->s, q, p);
         REQUIRE(a.status == AMXQA_OK);
-        // The trainer's margin from its losses on the ANS row: loss_i − loss_∅ = z_∅ − z_i.
         const std::vector<StepStats> st = ans_row_stats(m, tm->model, q, p);
         const StepStats& none = st.back();
-        double margin = INFINITY;
-        for (size_t i = 0; i + 1 < st.size(); ++i) margin = std::min(margin, st[i].loss_sum - none.loss_sum);
+        const double margin = trainer_margin(st);
         INFO("scale " << scale << ", question: " << q << ", runtime margin " << a.info.no_answer_margin
                       << ", trainer " << margin);
         CHECK(std::fabs(a.info.no_answer_margin - margin) < 1e-3 * std::max(1.0, std::fabs(margin)));
@@ -239,30 +249,51 @@ TEST_SUITE("unit") {
     CHECK(abstained < checked);
   }
 
-  // A recipe that imports `file` (its arch read from the file, which must say
-  // `file_has_head`) with arch.no_answer_head set to `head`.
-  Recipe head_import_recipe(const char* name, const std::string& file, bool file_has_head, bool head) {
+  // A recipe that imports `file` (its arch read from the file, whose flag
+  // `key` must be `file_has`) with that flag set to `want`.
+  Recipe flag_import_recipe(const char* name, const std::string& file, const char* key, bool file_has, bool want) {
     Recipe r = Recipe::parse("", name);
     set_recipe_arch(r, file);
-    CHECK(r.boolean("arch.no_answer_head", !file_has_head) == file_has_head);
-    r.set("arch.no_answer_head", head ? "true" : "false");
+    CHECK(r.boolean(key, !file_has) == file_has);
+    r.set(key, want ? "true" : "false");
     r.set("init.model", file);
     return r;
   }
+  Recipe head_import_recipe(const char* name, const std::string& file, bool file_has_head, bool head) {
+    return flag_import_recipe(name, file, "arch.no_answer_head", file_has_head, head);
+  }
+
+  // A start-pointer random model, written to plain.amxqa in a fresh temporary folder.
+  struct PlainFile {
+    std::string dir, path;
+    ModelSpec spec;
+  };
+  PlainFile plain_pointer_file(const std::string& prefix) {
+    std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    PlainFile f{tmpl, tmpl + "/plain.amxqa", make_random_model("tiny", 3)};
+    f.spec.arch.start_pointer = true;
+    write_file(f.path, write_model(f.spec));
+    return f;
+  }
+
+  // The model a run of `recipe` (which imports a file) starts from.
+  std::unique_ptr<TrainModel> imported_model(const Recipe& recipe, const std::string& run_dir) {
+    auto ctx = make_context(recipe, run_dir, false);
+    import_init_model(*ctx);
+    auto model = std::make_unique<TrainModel>(ctx->cfg.arch, 1);
+    TrainState state;
+    REQUIRE(load_checkpoint(ctx->out("pretrain.ckpt"), *model, state));
+    return model;
+  }
 
   TEST_CASE("no-answer head: init.model without it starts at W = 0 and answers as the file did") {
-    char tmpl[] = "/tmp/amxqa-head-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    const std::string dir = tmpl, path = dir + "/plain.amxqa", head_path = dir + "/head.amxqa";
-    ModelSpec spec = make_random_model("tiny", 3);
-    spec.arch.start_pointer = true;
-    write_file(path, write_model(spec));
+    const PlainFile f = plain_pointer_file("amxqa-head");
+    const std::string &dir = f.dir, &path = f.path, head_path = dir + "/head.amxqa";
+    const ModelSpec& spec = f.spec;
     Recipe recipe = head_import_recipe("import-head", path, /*file_has_head=*/false, /*head=*/true);
-    auto ctx = make_context(recipe, dir + "/run", false);
-    import_init_model(*ctx);
-    TrainModel model(ctx->cfg.arch, 1);
-    TrainState state;
-    REQUIRE(load_checkpoint(ctx->out("pretrain.ckpt"), model, state));
+    auto imported = imported_model(recipe, dir + "/run");
+    TrainModel& model = *imported;
     const Param* W = model.find("no_answer_w");
     REQUIRE(W != nullptr);
     CHECK(std::count(W->w.begin(), W->w.end(), 0.f) == long(W->w.size()));
@@ -296,6 +327,93 @@ TEST_SUITE("unit") {
       why = e.what();
     }
     CHECK(why.find("arch.no_answer_head needs arch.start_pointer") != std::string::npos);
+    std::filesystem::remove_all(dir);
+  }
+
+  TEST_CASE("question re-read: the trainer's examples are the runtime's prompt; margins and starts agree") {
+    ModelSpec spec = make_random_model("tiny", 5);
+    spec.arch.question_match = true;
+    spec.arch.start_pointer = true;
+    spec.arch.question_reread = true;
+    TrainModel m(spec.arch, 13);
+    spec.tensors = m.to_tensors(DType::f32);
+    auto tm = open_spec(spec);
+    REQUIRE(tm->model->question_reread);
+    spec.arch.question_reread = false;  // the same weights, the question read once
+    auto once = open_spec(spec);
+    auto ts = make_session(tm->model, pointer_options(1));
+    auto os = make_session(once->model, pointer_options(1));
+    REQUIRE(ts->status == AMXQA_OK);
+    REQUIRE(os->status == AMXQA_OK);
+    const TokenizerView& tok = tm->model->tok;
+    const std::string p = kPointerPassage;
+    size_t moved = 0, starts = 0, abstained = 0;
+    for (const char* q : kPointerQuestions) {
+      INFO("question: " << q);
+      // The trainer's examples: the runtime's prompt (test fixture, from
+      // MODEL.md), then the target, predicted from ANS on.
+      const std::vector<uint32_t> prompt = prompt_ids(tm->model, q, p);
+      const TrainerPrompt t = trainer_prompt(tm->model, q, p);
+      const size_t b = p.find("the people"), e = b + 10;
+      Example ans, none;
+      REQUIRE(build_answer_example(tok, q, p, b, e, 4096, &ans));
+      REQUIRE(build_abstain_example(tok, q, p, 4096, &none));
+      for (Example* ex : {&ans, &none}) {
+        reread_question(tok, ex);
+        REQUIRE(ex->tokens.size() > prompt.size());
+        CHECK(std::equal(prompt.begin(), prompt.end(), ex->tokens.begin()));
+        CHECK(ex->passage_begin == t.opt.passage_begin);
+        CHECK(ex->passage_end == t.opt.passage_end);
+        for (size_t i = 0; i < ex->mask.size(); ++i) CHECK(ex->mask[i] == (i + 1 >= prompt.size() && i + 1 < ex->tokens.size()));
+      }
+      CHECK(ans.tokens[ans.answer_begin] == ans.tokens[prompt.size()]);  // the span's first token, in the passage
+      CHECK(none.tokens[prompt.size()] == kAbstain);
+      // On that prompt the runtime's margin and start are the trainer's.
+      const Asked a = ask(ts->s, q, p);
+      REQUIRE(a.status == AMXQA_OK);
+      const std::vector<StepStats> st = ans_row_stats(m, tm->model, q, p);
+      const double margin = trainer_margin(st);
+      CHECK(std::fabs(a.info.no_answer_margin - margin) < 1e-3 * std::max(1.0, std::fabs(margin)));
+      CHECK(bool(a.info.abstained) == bool(st.back().correct));
+      abstained += a.info.abstained;
+      if (!a.info.abstained) {
+        std::vector<uint32_t> argmax;
+        for (uint32_t i = 0; i + 1 < st.size(); ++i)
+          if (st[i].correct) argmax.push_back(i);
+        REQUIRE(argmax.size() == 1);
+        CHECK(ts->s->cand[0] == argmax[0]);
+        ++starts;
+      }
+      const Asked o = ask(os->s, q, p);
+      REQUIRE(o.status == AMXQA_OK);
+      moved += std::fabs(o.info.no_answer_margin - a.info.no_answer_margin) > 0.05f;
+    }
+    CHECK(moved == 4);  // the re-read is live
+    CHECK(starts + abstained == 4);
+  }
+
+  TEST_CASE("question re-read: init.model without it continues with it (the same weights), and back") {
+    const PlainFile f = plain_pointer_file("amxqa-reread");
+    const std::string &dir = f.dir, &path = f.path, rr_path = dir + "/reread.amxqa";
+    const ModelSpec& spec = f.spec;
+    auto imported = imported_model(
+        flag_import_recipe("import-reread", path, "arch.question_reread", false, true), dir + "/run");
+    TrainModel& model = *imported;
+    REQUIRE(model.arch().question_reread);
+    ModelSpec rr = spec;
+    rr.arch = model.arch();
+    rr.tensors = model.to_tensors(DType::f32);
+    size_t same = 0;
+    for (const TensorSpec& x : rr.tensors)
+      for (const TensorSpec& y : spec.tensors) same += x.name == y.name && x.values == y.values;
+    CHECK(same == spec.tensors.size());
+    write_file(rr_path, write_model(rr));
+    CHECK(open_spec(rr)->model->question_reread);
+    CHECK_FALSE(open_spec(spec)->model->question_reread);
+    // The flag may be dropped again: no tensor goes with it.
+    const auto back = imported_model(
+        flag_import_recipe("drop-reread", rr_path, "arch.question_reread", true, false), dir + "/run2");
+    CHECK_FALSE(back->arch().question_reread);
     std::filesystem::remove_all(dir);
   }
 

@@ -157,6 +157,7 @@ void run_finetune(const FinetuneOptions& o) {
     const size_t n_val = std::min<size_t>(64, n_held.answerable);
     if (n_val) set.val = build_qa_set(split.held_out, tok.owned.view, n_val, 0, o.max_tokens, o.seed).train;
   }
+  apply_prompt_format(ctx->cfg.arch, tok.owned.view, set);  // the model's own prompt (set_recipe_arch)
   uint64_t epoch_tokens = 0;
   for (const Example& e : set.train) epoch_tokens += e.tokens.size();
   StageConfig& sc = ctx->cfg.sft_qa;

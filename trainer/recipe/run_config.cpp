@@ -129,6 +129,7 @@ RunConfig read_run_config(const Recipe& r) {
   if (a.end_pointer && !a.start_pointer)
     throw std::runtime_error(r.name() + ": arch.end_pointer needs arch.start_pointer");
   a.no_answer_head = r.boolean("arch.no_answer_head", false);  // MODEL.md "No-answer head"
+  a.question_reread = r.boolean("arch.question_reread", false);  // MODEL.md "Question re-read"
   if (a.no_answer_head && !a.start_pointer)
     throw std::runtime_error(r.name() + ": arch.no_answer_head needs arch.start_pointer");
   if (a.d_model == 0 || a.n_heads == 0 || a.n_kv_heads == 0 || a.n_heads % a.n_kv_heads || a.head_dim == 0 ||

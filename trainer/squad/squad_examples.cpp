@@ -11,6 +11,9 @@
 namespace amxqa::train {
 namespace {
 
+// The separator between the question and the passage (MODEL.md "Prompt format").
+constexpr char kSep[] = "\n\n";
+
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 std::string lower(const std::string& s) {
@@ -108,8 +111,7 @@ Prompt build_prompt(const TokenizerView& tok, const std::string& question, const
   Prompt p;
   p.tokens.push_back(kBos);
   encode_append(tok, question.data(), question.size(), p.tokens);
-  static const char kSep[] = "\n\n";
-  encode_append(tok, kSep, 2, p.tokens);
+  encode_append(tok, kSep, sizeof kSep - 1, p.tokens);
   std::vector<uint32_t> ids;
   encode_append(tok, passage.data(), passage.size(), ids, &p.passage_offsets);
   p.passage_begin = static_cast<uint32_t>(p.tokens.size());
@@ -156,6 +158,19 @@ bool build_abstain_example(const TokenizerView& tok, const std::string& question
   out->answer_begin = 0;
   out->abstain = true;
   return true;
+}
+
+void reread_question(const TokenizerView& tok, Example* ex) {
+  std::vector<uint32_t> sep;
+  encode_append(tok, kSep, sizeof kSep - 1, sep);
+  const size_t pb = ex->passage_begin, pe = ex->passage_end;
+  if (pb < 1 + sep.size() || pe < pb || pe > ex->tokens.size()) return;
+  const size_t qe = pb - sep.size();  // the question is tokens [1, qe)
+  const auto t = ex->tokens.begin();
+  std::vector<uint32_t> again(t + static_cast<long>(qe), t + static_cast<long>(pb));  // the separator
+  again.insert(again.end(), t + 1, t + static_cast<long>(qe));                       // the question
+  ex->tokens.insert(ex->tokens.begin() + static_cast<long>(pe), again.begin(), again.end());
+  ex->mask.insert(ex->mask.begin() + static_cast<long>(pe), again.size(), uint8_t{0});
 }
 
 bool contains_any_answer(const std::string& text, const std::vector<std::string>& answers) {

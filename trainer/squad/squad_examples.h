@@ -1,6 +1,7 @@
 // squad_examples.h — SQuAD questions as training documents in the prompt
 // format of schemas/MODEL.md:
 //   BOS enc(question) enc("\n\n") enc(passage) ANS  target… EOT
+// (with the question re-read, enc("\n\n") enc(question) again before ANS).
 // The answer target is the passage tokens covering the answer's bytes (the
 // token holding its first byte through the token holding its last byte),
 // then EOT; an abstention target is ABSTAIN, EOT. Only target positions are
@@ -62,6 +63,14 @@ inline bool build_span_example(const TokenizerView& tok, const std::string& inst
 }
 bool build_abstain_example(const TokenizerView& tok, const std::string& question, const std::string& passage,
                            size_t max_tokens, Example* out);
+
+// MODEL.md "Question re-read": the separator and the question again between
+// the passage and ANS (BOS q "\n\n" p "\n\n" q ANS target…), the mask moved
+// along; the passage range and answer_begin stay. Applied to finished
+// examples, so a run with the flag trains on exactly the examples (crops,
+// skips, the max_tokens cap on the prompt without the re-read) of one
+// without it. A document without a passage is left as it is.
+void reread_question(const TokenizerView& tok, Example* ex);
 
 // True when any answer occurs in the text, ASCII case-insensitively.
 bool contains_any_answer(const std::string& text, const std::vector<std::string>& answers);

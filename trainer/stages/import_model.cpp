@@ -40,9 +40,10 @@ void check_arch(const fb::Arch& a, const ArchConfig& c, const std::string& path)
   same("vocab_size", a.vocab_size(), c.vocab_size);
   same("question_match", a.question_match(), c.question_match);
   same("start_pointer", a.start_pointer(), c.start_pointer);
-  // end_pointer may differ: it adds no parameter, so a model trained without
-  // it can learn it from where it stands (recipe qa-v2.2). no_answer_head may
-  // be added (its tensor starts at zero: the old decisions), never dropped.
+  // end_pointer and question_reread may differ: they add no parameter, so a
+  // model trained without one can learn it from where it stands (recipes
+  // qa-v2.2, qa-v3-reread). no_answer_head may be added (its tensor starts at
+  // zero: the old decisions), never dropped.
   if (a.no_answer_head() && !c.no_answer_head)
     throw std::runtime_error("init.model " + path + ": arch.no_answer_head is set in the model but not in "
                              "the recipe (its no_answer_w would be dropped)");
@@ -186,6 +187,7 @@ void set_recipe_arch(Recipe& recipe, const std::string& path) {
   flag("start_pointer", a.start_pointer());
   flag("end_pointer", a.end_pointer());
   flag("no_answer_head", a.no_answer_head());
+  flag("question_reread", a.question_reread());
 }
 
 }  // namespace amxqa::train

@@ -36,7 +36,10 @@ const std::vector<eval::SquadArticle>& SquadTrainFile::articles(const RunConfig&
   return articles_;
 }
 
-SftSet build_round_set(const RunContext& ctx, const std::string& stage, const TokenizerView& tok,
+namespace {
+
+// The round's examples in the plain prompt format.
+SftSet build_plain_set(const RunContext& ctx, const std::string& stage, const TokenizerView& tok,
                        SquadTrainFile& squad) {
   const RunConfig& rc = ctx.cfg;
   const size_t max_tokens = static_cast<size_t>(ctx.recipe.integer(stage + ".max_tokens", rc.seq_len));
@@ -58,6 +61,15 @@ SftSet build_round_set(const RunContext& ctx, const std::string& stage, const To
                              real);
   }
   throw std::logic_error("build_round_set: " + stage + " is not a post-training round");
+}
+
+}  // namespace
+
+SftSet build_round_set(const RunContext& ctx, const std::string& stage, const TokenizerView& tok,
+                       SquadTrainFile& squad) {
+  SftSet set = build_plain_set(ctx, stage, tok, squad);
+  apply_prompt_format(ctx.cfg.arch, tok, set);
+  return set;
 }
 
 void check_round_set(const RunContext& ctx, const std::string& stage, const SftSet& set) {

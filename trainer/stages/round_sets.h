@@ -25,7 +25,8 @@ class SquadTrainFile {
 };
 
 // The round's set: stage is "sft_stop", "sft_qa" or "sft_abstain"; n and
-// max_tokens come from the recipe's [stage] section.
+// max_tokens come from the recipe's [stage] section; in the prompt format of
+// the recipe's arch (apply_prompt_format).
 SftSet build_round_set(const RunContext& ctx, const std::string& stage, const TokenizerView& tok,
                        SquadTrainFile& squad);
 

@@ -351,6 +351,12 @@ SftSet build_abstain_set(const std::vector<eval::SquadArticle>& train, const Tok
   return s;
 }
 
+void apply_prompt_format(const ArchConfig& arch, const TokenizerView& tok, SftSet& set) {
+  if (!arch.question_reread) return;
+  for (std::vector<Example>* part : {&set.train, &set.val})
+    for (Example& ex : *part) reread_question(tok, &ex);
+}
+
 ExampleSource::ExampleSource(const std::vector<Example>& ex, uint64_t seed, const Corpus* replay, double replay_frac)
     : ex_(ex), order_([&] {
         std::vector<uint32_t> idx(ex.size());

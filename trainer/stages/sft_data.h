@@ -1,5 +1,6 @@
 // sft_data.h — the post-training sets, all in the QA prompt format so every
-// round teaches the shipped interface (BOS question "\n\n" passage ANS → span EOT):
+// round teaches the shipped interface (BOS question "\n\n" passage ANS → span EOT,
+// the question again before ANS with arch.question_reread):
 //   round 1 (sft_stop)     instructions about a corpus paragraph whose answer is
 //                          a span of it — first/last sentence, the sentence that
 //                          mentions a name, the first word, the word after a
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "format/model_spec.h"
 #include "squad_file.h"
 #include "squad/squad_examples.h"
 #include "stages/corpus_data.h"
@@ -65,6 +67,11 @@ SftSet build_qa_set(const std::vector<eval::SquadArticle>& train, const Tokenize
 SftSet build_abstain_set(const std::vector<eval::SquadArticle>& train, const TokenizerView& tok, size_t n, size_t val,
                          double unanswerable_frac, size_t max_tokens, uint64_t seed,
                          const RealUnanswerableMix& real = {});
+
+// The model's prompt format on a finished set, training and validation
+// examples alike: with arch.question_reread, reread_question() on each
+// (MODEL.md "Question re-read"); without it, nothing changes.
+void apply_prompt_format(const ArchConfig& arch, const TokenizerView& tok, SftSet& set);
 
 // Examples in a per-epoch shuffled order; with replay, a `replay_frac` share
 // of cursors (chosen by hash) serve a pretraining piece instead.

@@ -147,7 +147,8 @@ void stage_eval(RunContext& ctx) {
                    (c.arch.question_match ? ", question match" : "") +
                    (c.arch.start_pointer ? ", start pointer" : "") +
                    (c.arch.end_pointer ? ", end pointer" : "") +
-                   (c.arch.no_answer_head ? ", no-answer head" : "");
+                   (c.arch.no_answer_head ? ", no-answer head" : "") +
+                   (c.arch.question_reread ? ", question re-read" : "");
   card.dtype = std::string(info.weight_dtype) + (info.weight_bits == 7 ? " (7-bit weights)" : "");
   card.params = info.param_count;
   card.active_params = info.active_param_count;
