@@ -25,7 +25,11 @@ Needs python3-onnx (Debian; sdk/setup-deps.sh). With --bench-json the rows
 join the file's peers (bench/peers/peer_rows.py: summary.peer_ms and
 summary.libamxqa_speedup, peer ms / libamxqa's shipped-model ms per backend,
 the same 208-token prompt), which `amxqa-bench compare` lists per CPU. Re-run
-it after `amxqa-bench report` rewrites the JSON."""
+it after `amxqa-bench report` rewrites the JSON. With --amxqa-bench
+build/bin/amxqa-bench it then runs --rounds rounds of libamxqa's answer and
+both graphs alternately on the same core (set AMXQA_DATA as for the bench) and
+adds the medians of the rounds' ratios (summary.libamxqa_speedup_interleaved):
+the figure to quote on a shared machine, whose speed moves between runs."""
 import argparse
 import json
 import math
@@ -155,10 +159,14 @@ def main():
     ap.add_argument("--full-range", action="store_true", help="8-bit int8 weights (default: 7-bit, reduce_range)")
     ap.add_argument("--bench-json", help="amxqa-bench result JSON to add the peer rows to")
     ap.add_argument("--keep", help="write the .onnx files into this folder")
+    ap.add_argument("--amxqa-bench", help="amxqa-bench binary: also run --rounds interleaved rounds of "
+                    "libamxqa's shipped-model answer and both graphs on the same core, and add their "
+                    "median ratios to --bench-json (summary.libamxqa_speedup_interleaved)")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
 
     tag = f"bert_L{args.layers}_H{args.hidden}"
-    peers = {}
+    peers, paths = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         where = args.keep or tmp
         os.makedirs(where, exist_ok=True)
@@ -167,6 +175,7 @@ def main():
                           not args.full_range, seed=7)
             path = os.path.join(where, f"{tag}_{kind}.onnx")
             onnx.save(model, path)
+            paths[kind] = path
             r = time_model(path, args)
             r.update(peer="onnxruntime-node 1.31.1", model=f"BERT L{args.layers} H{args.hidden} FFN{args.ffn}",
                      weights=kind + ("" if kind == "fp32" else " (7-bit)" if not args.full_range else ""),
@@ -175,8 +184,13 @@ def main():
             print(f"ort {kind:5s} {tag}: CPU time p50 {r['p50_ms']:.3f} ms, mean {r['mean_ms']:.3f} ms "
                   f"(wall p50 {r['wall_p50_ms']:.3f}) "
                   f"({args.tokens} tokens, {args.runs} runs, core {args.core})")
-    if args.bench_json:
-        peer_rows.add_peers(args.bench_json, peers)
+        if args.bench_json:
+            peer_rows.add_peers(args.bench_json, peers)
+        if args.amxqa_bench and args.bench_json:
+            medians, rounds = peer_rows.interleave(
+                args.rounds, lambda: peer_rows.amxqa_answer_ms(args.amxqa_bench, args.core),
+                lambda: {f"ort_{k}_{tag}": time_model(p, args)["p50_ms"] for k, p in paths.items()})
+            peer_rows.add_interleaved(args.bench_json, medians, rounds, args.core)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,18 @@ its mean CPU time, which the table shows beside it). The JSON gets "peers"
 summary.libamxqa_speedup (<backend>_vs_<peer>: peer ms / libamxqa's
 shipped-model p50 ms, every backend but scalar), which `amxqa-bench compare`
 lists per CPU; the Markdown beside it gets its "## Peers" section rewritten.
-Re-run the peer scripts after `amxqa-bench report` rewrites the JSON."""
+Re-run the peer scripts after `amxqa-bench report` rewrites the JSON.
+
+Interleaved rounds (interleave(), add_interleaved()): a shared machine's speed
+moves within minutes, so a ratio of two runs taken apart can drift; a peer
+script given the amxqa-bench binary alternates one libamxqa run
+(amxqa_answer_ms) and one peer run per round on the same core and keeps each
+round's ratio: summary.libamxqa_speedup_interleaved holds their medians."""
 import json
 import os
+import statistics
+import subprocess
+import tempfile
 
 
 def _backends(ours):
@@ -50,6 +59,53 @@ def add_peers(bench_json, rows):
         if k.split("_vs_", 1)[1] in rows:
             print(f"libamxqa {k}: {v:.2f}x")
     return summary["libamxqa_speedup"]
+
+
+def amxqa_answer_ms(amxqa_bench, core):
+    """One amxqa-bench run of the shipped model's BM_default_model_answer_<isa>
+    rows (every backend but scalar that this CPU runs): {isa: p50 ms}."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "answer.json")
+        cmd = [amxqa_bench, "--no-report", "--benchmark_filter=BM_default_model_answer_(avx2|avx512|amx)/",
+               f"--benchmark_out={out}", "--benchmark_out_format=json"]
+        if core >= 0:
+            cmd = ["taskset", "-c", str(core)] + cmd
+        run = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if run.returncode:
+            raise RuntimeError(f"{' '.join(cmd)} exited with {run.returncode}: {run.stderr[-2000:]}")
+        with open(out) as f:
+            rows = json.load(f)["benchmarks"]
+    return {r["label"]: r["p50_ms"] for r in rows
+            if r.get("run_type") == "iteration" and "p50_ms" in r and not r.get("error_occurred")}
+
+
+def interleave(rounds, ours, peers):
+    """Alternates ours() ({isa: ms}) and peers() ({peer: ms}) `rounds` times.
+    Returns (medians, per_round): {<isa>_vs_<peer>: median of that round's
+    peer ms / our ms}, and each round's {"libamxqa": …, "peers": …}."""
+    per_round = [{"libamxqa": ours(), "peers": peers()} for _ in range(rounds)]
+    ratios = {}
+    for r in per_round:
+        for isa, ms in r["libamxqa"].items():
+            for peer, pms in r["peers"].items():
+                ratios.setdefault(f"{isa}_vs_{peer}", []).append(pms / ms)
+    return {k: round(statistics.median(v), 4) for k, v in ratios.items()}, per_round
+
+
+def add_interleaved(bench_json, medians, per_round, core):
+    """Merges interleave()'s result into bench_json: summary.
+    libamxqa_speedup_interleaved (replacing keys of the same name) and
+    "interleaved" (the rounds, by the peers they timed). Prints the medians."""
+    with open(bench_json) as f:
+        doc = json.load(f)
+    doc.setdefault("summary", {}).setdefault("libamxqa_speedup_interleaved", {}).update(medians)
+    key = "+".join(sorted(per_round[0]["peers"])) if per_round else "none"
+    doc.setdefault("interleaved", {})[key] = {"core": core, "rounds": per_round}
+    with open(bench_json, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    for k, v in medians.items():
+        print(f"libamxqa {k}: {v:.2f}x (median of {len(per_round)} interleaved rounds)")
 
 
 def replace_section(text, section):

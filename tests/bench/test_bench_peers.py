@@ -164,5 +164,52 @@ class LlamaBenchRows(unittest.TestCase):
             self.assertIn("- Fastest llama.cpp b4747 (abc1234): Q4_0, 21.50 ms; libamxqa avx512 5.00x, amx 10.00x", md)
 
 
+class InterleavedRounds(unittest.TestCase):
+    """peer_rows.interleave / amxqa_answer_ms / add_interleaved: each round's
+    own ratio, their median, and amxqa-bench's --benchmark_out rows read
+    through a stand-in binary."""
+
+    def test_medians_are_of_each_rounds_own_ratio(self):
+        ours = iter([{"avx2": 10.0, "amx": 2.0}, {"avx2": 20.0, "amx": 4.0}, {"avx2": 12.0, "amx": 3.0}])
+        peers = iter([{"ort_int8": 5.0}, {"ort_int8": 12.0}, {"ort_int8": 6.0}])
+        medians, rounds = peer_rows.interleave(3, lambda: next(ours), lambda: next(peers))
+        # avx2: 0.5, 0.6, 0.5; amx: 2.5, 3.0, 2.0. (The ratio of the medians, 6.0 / 12.0 and
+        # 6.0 / 3.0, would be 0.5 and 2.0: the rounds are kept apart on purpose.)
+        self.assertEqual(medians, {"avx2_vs_ort_int8": 0.5, "amx_vs_ort_int8": 2.5})
+        self.assertEqual(len(rounds), 3)
+        self.assertEqual(rounds[1], {"libamxqa": {"avx2": 20.0, "amx": 4.0}, "peers": {"ort_int8": 12.0}})
+
+    def test_stand_in_amxqa_bench_rows_and_the_json(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = os.path.join(tmp, "amxqa-bench")
+            rows = [{"name": "BM_default_model_answer_avx2/iterations:500", "run_type": "iteration",
+                     "label": "avx2", "p50_ms": 9.5},
+                    {"name": "BM_default_model_answer_avx512/iterations:500", "run_type": "aggregate",
+                     "label": "avx512", "p50_ms": 1.0},
+                    {"name": "BM_default_model_answer_amx/iterations:500", "run_type": "iteration",
+                     "label": "amx", "error_occurred": True, "error_message": "architecture unsupported"}]
+            with open(fake, "w") as f:
+                f.write(f"#!{sys.executable}\nimport json, sys\n"
+                        "a = sys.argv[1:]\n"
+                        "assert '--no-report' in a and '--benchmark_out_format=json' in a, a\n"
+                        "assert '--benchmark_filter=BM_default_model_answer_(avx2|avx512|amx)/' in a, a\n"
+                        "out = [x for x in a if x.startswith('--benchmark_out=')][0].split('=', 1)[1]\n"
+                        "print('console table')\n"
+                        f"json.dump({{'benchmarks': {rows!r}}}, open(out, 'w'))\n")
+            os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+            self.assertEqual(peer_rows.amxqa_answer_ms(fake, -1), {"avx2": 9.5})
+
+            bench = os.path.join(tmp, "cpu.json")
+            with open(bench, "w") as f:
+                json.dump({"summary": {"libamxqa_speedup_interleaved": {"avx2_vs_old": 1.0}}}, f)
+            rounds = [{"libamxqa": {"avx2": 9.5}, "peers": {"ort_int8": 5.0, "ort_fp32": 12.0}}]
+            peer_rows.add_interleaved(bench, {"avx2_vs_ort_int8": 0.5263}, rounds, 0)
+            with open(bench) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["summary"]["libamxqa_speedup_interleaved"],
+                             {"avx2_vs_old": 1.0, "avx2_vs_ort_int8": 0.5263})
+            self.assertEqual(doc["interleaved"], {"ort_fp32+ort_int8": {"core": 0, "rounds": rounds}})
+
+
 if __name__ == "__main__":
     unittest.main()
