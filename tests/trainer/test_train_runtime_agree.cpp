@@ -106,6 +106,15 @@ double trainer_margin(const std::vector<StepStats>& st) {
   return margin;
 }
 
+// The tiny random model with the question match and the start pointer, the
+// base every pointer case here adds its flag to.
+ModelSpec pointer_spec() {
+  ModelSpec spec = make_random_model("tiny", 5);
+  spec.arch.question_match = true;
+  spec.arch.start_pointer = true;
+  return spec;
+}
+
 // Session options whose step 1 the trainer's softmax mirrors (it does not
 // mirror the whole-words rule or the vocabulary mask).
 amxqa_session_options pointer_options(uint32_t max_answer_tokens) {
@@ -173,9 +182,7 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("start pointer: the runtime starts where the trainer's argmax is") {
-    ModelSpec spec = make_random_model("tiny", 5);
-    spec.arch.question_match = true;
-    spec.arch.start_pointer = true;
+    ModelSpec spec = pointer_spec();
     TrainModel m(spec.arch, 13);
     spec.tensors = m.to_tensors(DType::f32);
     auto tm = open_spec(spec);
@@ -203,9 +210,7 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("no-answer head: the runtime's margin and abstain decision are the trainer's") {
-    ModelSpec spec = make_random_model("tiny", 5);
-    spec.arch.question_match = true;
-    spec.arch.start_pointer = true;
+    ModelSpec spec = pointer_spec();
     spec.arch.no_answer_head = true;
     TrainModel m(spec.arch, 13);
     Param* W = m.find("no_answer_w");
@@ -331,9 +336,7 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("question re-read: the trainer's examples are the runtime's prompt; margins and starts agree") {
-    ModelSpec spec = make_random_model("tiny", 5);
-    spec.arch.question_match = true;
-    spec.arch.start_pointer = true;
+    ModelSpec spec = pointer_spec();
     spec.arch.question_reread = true;
     TrainModel m(spec.arch, 13);
     spec.tensors = m.to_tensors(DType::f32);
@@ -420,9 +423,7 @@ TEST_SUITE("unit") {
   TEST_CASE("end pointer: the runtime ends where the trainer's end argmax is") {
   size_t checked = 0, longer = 0;
   for (uint64_t seed : {17u, 18u, 19u, 20u, 21u, 22u}) {
-    ModelSpec spec = make_random_model("tiny", 5);
-    spec.arch.question_match = true;
-    spec.arch.start_pointer = true;
+    ModelSpec spec = pointer_spec();
     spec.arch.end_pointer = true;
     TrainModel m(spec.arch, seed);
     spec.tensors = m.to_tensors(DType::f32);
