@@ -27,7 +27,13 @@ GGML_NATIVE); the row's peer names its build. Then:
   /usr/bin/python3 bench/peers/llama_bench.py --llama-bench PATH/TO/llama-bench \\
       --core 0 --bench-json bench/results/CPU.json
 
-Without --bench-json it only prints the rows. Standard library only."""
+Without --bench-json it only prints the rows. Standard library only.
+
+For an AVX2-only (or AMX-less) row on a bigger CPU, build llama.cpp for that
+level (GGML_NATIVE=OFF with GGML_AVX2=ON, GGML_FMA=ON, GGML_F16C=ON and
+GGML_AVX512=OFF; a native build runs AVX-512 without asking) and pass
+--isa-mask avx2: it also hides the levels above from llama.cpp's CPUID
+(bench/peers/isa_mask.c) and suffixes the rows _avx2."""
 import argparse
 import json
 import os
@@ -38,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 
+import isa_mask
 import llama_shape_gguf
 import peer_rows
 
@@ -79,7 +86,7 @@ def run_llama_bench(cmd_prefix, gguf, args, reps):
                         "-n", str(args.gen), "-r", str(reps), "-o", "json", "-v"]
     cpu = lambda u: u.ru_utime + u.ru_stime
     before = cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=getattr(args, "env", None))
     used = cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - before
     if done.returncode != 0 or "[" not in done.stdout:
         tail = "\n".join(done.stderr.splitlines()[-5:])
@@ -118,7 +125,10 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--bench-json", help="amxqa-bench result JSON to add the peer rows to")
     ap.add_argument("--keep", help="write the .gguf files into this folder")
+    ap.add_argument("--isa-mask", choices=isa_mask.LEVELS,
+                    help="hide the instruction sets above this level from llama.cpp (bench/peers/isa_mask.c)")
     args = ap.parse_args()
+    args.env = None
     types = [t for t in args.types.split(",") if t]
     for t in types:
         if t not in llama_shape_gguf.GGML_TYPE:
@@ -127,18 +137,25 @@ def main():
         ap.error(f"--llama-bench: {args.llama_bench} is not an executable")
     prefix = ["taskset", "-c", str(args.core)] if args.core >= 0 else []
     shape = llama_shape_gguf.Shape(ffn=args.ffn)
-    suffix = "" if args.ffn == 640 else f"_ffn{args.ffn}"
+    suffix = ("" if args.ffn == 640 else f"_ffn{args.ffn}") + (f"_{args.isa_mask}" if args.isa_mask else "")
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
+        if args.isa_mask:
+            lib = isa_mask.build(tmp)
+            isa_mask.check(args.isa_mask, lib)
+            args.env = isa_mask.environ(args.isa_mask, lib)
         where = args.keep or tmp
         os.makedirs(where, exist_ok=True)
         for t in types:
             gguf = os.path.join(where, f"shape-{t}{suffix}.gguf")
             llama_shape_gguf.write_gguf(gguf, t, shape)
             row = time_gguf(prefix, gguf, args)
-            row.update(model=f"llama d{shape.d} L{shape.layers} FFN{shape.ffn} (default model's shape)",
+            row.update(model=f"llama d{shape.d} L{shape.layers} FFN{shape.ffn} (default model's shape)"
+                       + (f", {args.isa_mask.upper()} build (CPUID masked)" if args.isa_mask else ""),
                        weights=t.upper() + (" (AMX buffer)" if "AMX" in row["weight_buffers"] else ""),
                        core=args.core)
+            if args.isa_mask:
+                row["isa_mask"] = args.isa_mask
             rows[f"llama_cpp_{t}{suffix}"] = row
             print(f"llama.cpp {t:5s}: one answer p50 {row['p50_ms']:.3f} ms, mean {row['mean_ms']:.3f} ms "
                   f"CPU mean {row.get('cpu_mean_ms', float('nan')):.3f} ms "

@@ -29,7 +29,17 @@ it after `amxqa-bench report` rewrites the JSON. With --amxqa-bench
 build/bin/amxqa-bench it then runs --rounds rounds of libamxqa's answer and
 both graphs alternately on the same core (set AMXQA_DATA as for the bench) and
 adds the medians of the rounds' ratios (summary.libamxqa_speedup_interleaved):
-the figure to quote on a shared machine, whose speed moves between runs."""
+the figure to quote on a shared machine, whose speed moves between runs.
+
+--isa-mask avx2 (or avx512) runs ONNX Runtime with the instruction sets above
+that level hidden from its CPUID (bench/peers/isa_mask.c), so on an AVX-512 or
+AMX machine it times the kernels it would pick on an AVX2-only (or AMX-less)
+CPU; its rows get the suffix _<level> and the interleaved rounds time only
+libamxqa's backend of that level, the like-for-like pair:
+
+  AMXQA_DATA=../shared/data /usr/bin/python3 bench/peers/ort_bert.py --core 0 \\
+      --ort-node … --bench-json bench/results/CPU.json --isa-mask avx2 \\
+      --amxqa-bench build/bin/amxqa-bench --rounds 5"""
 import argparse
 import json
 import math
@@ -42,6 +52,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import isa_mask
 import peer_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -134,11 +145,12 @@ def build(layers, hidden, heads, ffn, vocab, int8, reduce_range, seed):
     return model
 
 
-def time_model(path, args):
+def time_model(path, args, env=None):
+    """ort_time.js's row for one graph; env: the child's environment (an ISA mask's)."""
     cmd = ["node", os.path.join(HERE, "ort_time.js"), path, str(args.tokens), str(args.runs)]
     if args.core >= 0:
         cmd = ["taskset", "-c", str(args.core)] + cmd
-    env = dict(os.environ)
+    env = dict(os.environ if env is None else env)
     if args.ort_node:
         env["ORT_NODE"] = os.path.abspath(args.ort_node)
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
@@ -163,11 +175,18 @@ def main():
                     "libamxqa's shipped-model answer and both graphs on the same core, and add their "
                     "median ratios to --bench-json (summary.libamxqa_speedup_interleaved)")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--isa-mask", choices=isa_mask.LEVELS,
+                    help="hide the instruction sets above this level from ONNX Runtime (bench/peers/isa_mask.c)")
     args = ap.parse_args()
 
     tag = f"bert_L{args.layers}_H{args.hidden}"
+    suffix, env, backends = "", None, None
     peers, paths = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
+        if args.isa_mask:
+            lib = isa_mask.build(tmp)
+            isa_mask.check(args.isa_mask, lib)
+            suffix, env, backends = f"_{args.isa_mask}", isa_mask.environ(args.isa_mask, lib), (args.isa_mask,)
         where = args.keep or tmp
         os.makedirs(where, exist_ok=True)
         for kind in ("fp32", "int8"):
@@ -176,20 +195,23 @@ def main():
             path = os.path.join(where, f"{tag}_{kind}.onnx")
             onnx.save(model, path)
             paths[kind] = path
-            r = time_model(path, args)
-            r.update(peer="onnxruntime-node 1.31.1", model=f"BERT L{args.layers} H{args.hidden} FFN{args.ffn}",
+            r = time_model(path, args, env)
+            r.update(peer="onnxruntime-node 1.31.1", model=f"BERT L{args.layers} H{args.hidden} FFN{args.ffn}"
+                     + (f", {args.isa_mask.upper()} kernels (CPUID masked)" if args.isa_mask else ""),
                      weights=kind + ("" if kind == "fp32" else " (7-bit)" if not args.full_range else ""),
                      threads=1, core=args.core, work=f"{args.tokens}-token prompt", clock="cpu")
-            peers[f"ort_{kind}_{tag}"] = r
-            print(f"ort {kind:5s} {tag}: CPU time p50 {r['p50_ms']:.3f} ms, mean {r['mean_ms']:.3f} ms "
+            if args.isa_mask:
+                r["isa_mask"] = args.isa_mask
+            peers[f"ort_{kind}_{tag}{suffix}"] = r
+            print(f"ort {kind:5s} {tag}{suffix}: CPU time p50 {r['p50_ms']:.3f} ms, mean {r['mean_ms']:.3f} ms "
                   f"(wall p50 {r['wall_p50_ms']:.3f}) "
                   f"({args.tokens} tokens, {args.runs} runs, core {args.core})")
         if args.bench_json:
             peer_rows.add_peers(args.bench_json, peers)
         if args.amxqa_bench and args.bench_json:
             medians, rounds = peer_rows.interleave(
-                args.rounds, lambda: peer_rows.amxqa_answer_ms(args.amxqa_bench, args.core),
-                lambda: {f"ort_{k}_{tag}": time_model(p, args)["p50_ms"] for k, p in paths.items()})
+                args.rounds, lambda: peer_rows.amxqa_answer_ms(args.amxqa_bench, args.core, backends),
+                lambda: {f"ort_{k}_{tag}{suffix}": time_model(p, args, env)["p50_ms"] for k, p in paths.items()})
             peer_rows.add_interleaved(args.bench_json, medians, rounds, args.core)
 
 

@@ -61,12 +61,14 @@ def add_peers(bench_json, rows):
     return summary["libamxqa_speedup"]
 
 
-def amxqa_answer_ms(amxqa_bench, core):
+def amxqa_answer_ms(amxqa_bench, core, backends=None):
     """One amxqa-bench run of the shipped model's BM_default_model_answer_<isa>
-    rows (every backend but scalar that this CPU runs): {isa: p50 ms}."""
+    rows (the backends named, default every one but scalar that this CPU
+    runs): {isa: p50 ms}."""
+    names = "|".join(backends or ("avx2", "avx512", "amx"))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "answer.json")
-        cmd = [amxqa_bench, "--no-report", "--benchmark_filter=BM_default_model_answer_(avx2|avx512|amx)/",
+        cmd = [amxqa_bench, "--no-report", f"--benchmark_filter=BM_default_model_answer_({names})/",
                f"--benchmark_out={out}", "--benchmark_out_format=json"]
         if core >= 0:
             cmd = ["taskset", "-c", str(core)] + cmd
