@@ -33,7 +33,13 @@ For an AVX2-only (or AMX-less) row on a bigger CPU, build llama.cpp for that
 level (GGML_NATIVE=OFF with GGML_AVX2=ON, GGML_FMA=ON, GGML_F16C=ON and
 GGML_AVX512=OFF; a native build runs AVX-512 without asking) and pass
 --isa-mask avx2: it also hides the levels above from llama.cpp's CPUID
-(bench/peers/isa_mask.c) and suffixes the rows _avx2."""
+(bench/peers/isa_mask.c) and suffixes the rows _avx2.
+
+With --amxqa-bench build/bin/amxqa-bench (AMXQA_DATA set as for the bench) it
+then runs --rounds rounds of libamxqa's shipped-model answer and one
+llama-bench run per weight type alternately on the same core and adds the
+medians of the rounds' own ratios to summary.libamxqa_speedup_interleaved, as
+ort_bert.py does (with --isa-mask, only libamxqa's backend of that level)."""
 import argparse
 import json
 import os
@@ -127,6 +133,10 @@ def main():
     ap.add_argument("--keep", help="write the .gguf files into this folder")
     ap.add_argument("--isa-mask", choices=isa_mask.LEVELS,
                     help="hide the instruction sets above this level from llama.cpp (bench/peers/isa_mask.c)")
+    ap.add_argument("--amxqa-bench", help="amxqa-bench binary: also run --rounds interleaved rounds of "
+                    "libamxqa's shipped-model answer and llama-bench on the same core, and add their "
+                    "median ratios to --bench-json (summary.libamxqa_speedup_interleaved)")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     args.env = None
     types = [t for t in args.types.split(",") if t]
@@ -138,7 +148,7 @@ def main():
     prefix = ["taskset", "-c", str(args.core)] if args.core >= 0 else []
     shape = llama_shape_gguf.Shape(ffn=args.ffn)
     suffix = ("" if args.ffn == 640 else f"_ffn{args.ffn}") + (f"_{args.isa_mask}" if args.isa_mask else "")
-    rows = {}
+    rows, ggufs = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.isa_mask:
             lib = isa_mask.build(tmp)
@@ -156,13 +166,20 @@ def main():
                        core=args.core)
             if args.isa_mask:
                 row["isa_mask"] = args.isa_mask
-            rows[f"llama_cpp_{t}{suffix}"] = row
+            rows[f"llama_cpp_{t}{suffix}"], ggufs[f"llama_cpp_{t}{suffix}"] = row, gguf
             print(f"llama.cpp {t:5s}: one answer p50 {row['p50_ms']:.3f} ms, mean {row['mean_ms']:.3f} ms "
                   f"CPU mean {row.get('cpu_mean_ms', float('nan')):.3f} ms "
                   f"(prefill {row['prefill_tok_s']:.0f} tok/s, generation {row['gen_tok_s']:.0f} tok/s; "
                   f"{args.reps} runs, core {args.core}, {row['peer']})")
-    if args.bench_json:
-        peer_rows.add_peers(args.bench_json, rows)
+        if args.bench_json:
+            peer_rows.add_peers(args.bench_json, rows)
+        if args.amxqa_bench and args.bench_json:
+            backends = (args.isa_mask,) if args.isa_mask else None
+            medians, rounds = peer_rows.interleave(
+                args.rounds, lambda: peer_rows.amxqa_answer_ms(args.amxqa_bench, args.core, backends),
+                lambda: {name: answer_row(run_llama_bench(prefix, g, args, args.reps)[0], args.prompt,
+                                          args.gen)["p50_ms"] for name, g in ggufs.items()})
+            peer_rows.add_interleaved(args.bench_json, medians, rounds, args.core)
 
 
 if __name__ == "__main__":

@@ -49,12 +49,7 @@ def add_peers(bench_json, rows):
     with open(bench_json, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    md = os.path.splitext(bench_json)[0] + ".md"
-    if os.path.exists(md):
-        with open(md) as f:
-            text = f.read()
-        with open(md, "w") as f:
-            f.write(replace_section(text, peers_markdown(doc)))
+    rewrite_markdown(bench_json, doc)
     for k, v in summary["libamxqa_speedup"].items():
         if k.split("_vs_", 1)[1] in rows:
             print(f"libamxqa {k}: {v:.2f}x")
@@ -97,7 +92,8 @@ def interleave(rounds, ours, peers):
 def add_interleaved(bench_json, medians, per_round, core):
     """Merges interleave()'s result into bench_json: summary.
     libamxqa_speedup_interleaved (replacing keys of the same name) and
-    "interleaved" (the rounds, by the peers they timed). Prints the medians."""
+    "interleaved" (the rounds, by the peers they timed), and lists the medians
+    in its Markdown's Peers section. Prints the medians."""
     with open(bench_json) as f:
         doc = json.load(f)
     doc.setdefault("summary", {}).setdefault("libamxqa_speedup_interleaved", {}).update(medians)
@@ -106,8 +102,19 @@ def add_interleaved(bench_json, medians, per_round, core):
     with open(bench_json, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
+    rewrite_markdown(bench_json, doc)
     for k, v in medians.items():
         print(f"libamxqa {k}: {v:.2f}x (median of {len(per_round)} interleaved rounds)")
+
+
+def rewrite_markdown(bench_json, doc):
+    """Rewrites the Peers section of the Markdown beside bench_json, if there is one."""
+    md = os.path.splitext(bench_json)[0] + ".md"
+    if os.path.exists(md):
+        with open(md) as f:
+            text = f.read()
+        with open(md, "w") as f:
+            f.write(replace_section(text, peers_markdown(doc)))
 
 
 def replace_section(text, section):
@@ -137,17 +144,29 @@ def peers_markdown(doc):
              _row(["peer", "weights", "one run", "clock", "p50 ms"]
                   + [f"libamxqa {isa} speed-up" for isa in isas]),
              _row(["---"] * (5 + len(isas)))]
-    fastest = {}
+    fastest = {}  # per peer and ISA mask: a masked row is another CPU's peer
     for k, v in doc.get("peers", {}).items():
         peer = v.get("peer", k)
         lines.append(_row([f"{peer} {v.get('model', '')}", v.get("weights", ""),
                            v.get("work", f"{v.get('tokens', '?')}-token prompt"), _clock(v),
                            f"{v['p50_ms']:.2f}"] + [f"{v['p50_ms'] / ours[isa]:.2f}x" for isa in isas]))
-        if peer not in fastest or v["p50_ms"] < fastest[peer]["p50_ms"]:
-            fastest[peer] = v
+        key = (peer, v.get("isa_mask"))
+        if key not in fastest or v["p50_ms"] < fastest[key]["p50_ms"]:
+            fastest[key] = v
     lines.append("")
-    for peer, v in fastest.items():
+    for (peer, mask), v in fastest.items():
         vs = ", ".join(f"{isa} {v['p50_ms'] / ours[isa]:.2f}x" for isa in isas)
-        lines.append(f"- Fastest {peer}: {v.get('weights', '')}, {v['p50_ms']:.2f} ms"
-                     + (f"; libamxqa {vs}" if vs else ""))
+        lines.append(f"- Fastest {peer}" + (f" as on {mask.upper()} (CPUID masked)" if mask else "")
+                     + f": {v.get('weights', '')}, {v['p50_ms']:.2f} ms" + (f"; libamxqa {vs}" if vs else ""))
+    interleaved = doc.get("summary", {}).get("libamxqa_speedup_interleaved", {})
+    if interleaved:
+        lines += ["", "Interleaved rounds (libamxqa's answer and the peer alternately on the same core; "
+                  "the median of each round's own peer ms / libamxqa ms, the figure to quote on a shared "
+                  "machine):", ""]
+        rounds = {peer: len(r.get("rounds", [])) for group, r in doc.get("interleaved", {}).items()
+                  for peer in group.split("+")}
+        for k, v in interleaved.items():
+            isa, peer = k.split("_vs_", 1)
+            n = rounds.get(peer)
+            lines.append(f"- libamxqa {isa} vs {peer}: {v:.2f}x" + (f" ({n} rounds)" if n else ""))
     return "\n".join(lines) + "\n"

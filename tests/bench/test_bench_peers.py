@@ -73,6 +73,30 @@ def llama_bench_json(prompt, gen, pp_ns, tg_ns):
     return [test(prompt, 0, pp_ns, prompt), test(0, gen, tg_ns, gen)]
 
 
+def stand_in_amxqa_bench(tmp):
+    """An amxqa-bench that checks its arguments, writes the --benchmark_filter
+    it got to tmp/filter and the rows below to --benchmark_out: avx2 9.5 ms
+    (avx512's row is an aggregate and amx's an error, which are left out)."""
+    fake = os.path.join(tmp, "amxqa-bench")
+    rows = [{"name": "BM_default_model_answer_avx2/iterations:500", "run_type": "iteration",
+             "label": "avx2", "p50_ms": 9.5},
+            {"name": "BM_default_model_answer_avx512/iterations:500", "run_type": "aggregate",
+             "label": "avx512", "p50_ms": 1.0},
+            {"name": "BM_default_model_answer_amx/iterations:500", "run_type": "iteration",
+             "label": "amx", "error_occurred": True, "error_message": "architecture unsupported"}]
+    with open(fake, "w") as f:
+        f.write(f"#!{sys.executable}\nimport json, sys\n"
+                "a = sys.argv[1:]\n"
+                "assert '--no-report' in a and '--benchmark_out_format=json' in a, a\n"
+                "f = [x for x in a if x.startswith('--benchmark_filter=')]\n"
+                f"open({os.path.join(tmp, 'filter')!r}, 'w').write(f[0])\n"
+                "out = [x for x in a if x.startswith('--benchmark_out=')][0].split('=', 1)[1]\n"
+                "print('console table')\n"
+                f"json.dump({{'benchmarks': {rows!r}}}, open(out, 'w'))\n")
+    os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+    return fake
+
+
 class GgufWriter(unittest.TestCase):
     def test_every_type_parses_with_ggml_sizes(self):
         shape = llama_shape_gguf.Shape(d=64, layers=1, heads=2, kv_heads=1, head_dim=32, ffn=96, vocab=300)
@@ -162,6 +186,14 @@ class LlamaBenchRows(unittest.TestCase):
                           "21.50 | 5.00x | 10.00x |", md)
             self.assertIn("| onnxruntime-node 1.31.1 BERT | int8 | 208-token prompt | cpu | 5.00 | 1.16x | 2.33x |", md)
             self.assertIn("- Fastest llama.cpp b4747 (abc1234): Q4_0, 21.50 ms; libamxqa avx512 5.00x, amx 10.00x", md)
+            # A row timed under an ISA mask is its own peer: it gets its own "Fastest" line.
+            peer_rows.add_peers(bench, {"llama_cpp_q4_0_avx2": dict(row, weights="Q4_0", model="llama",
+                                                                    isa_mask="avx2", p50_ms=43.0)})
+            with open(os.path.join(tmp, "cpu.md")) as f:
+                md = f.read()
+            self.assertIn("- Fastest llama.cpp b4747 (abc1234): Q4_0, 21.50 ms;", md)
+            self.assertIn("- Fastest llama.cpp b4747 (abc1234) as on AVX2 (CPUID masked): Q4_0, 43.00 ms; "
+                          "libamxqa avx512 10.00x, amx 20.00x", md)
 
 
 class InterleavedRounds(unittest.TestCase):
@@ -181,23 +213,7 @@ class InterleavedRounds(unittest.TestCase):
 
     def test_stand_in_amxqa_bench_rows_and_the_json(self):
         with tempfile.TemporaryDirectory() as tmp:
-            fake = os.path.join(tmp, "amxqa-bench")
-            rows = [{"name": "BM_default_model_answer_avx2/iterations:500", "run_type": "iteration",
-                     "label": "avx2", "p50_ms": 9.5},
-                    {"name": "BM_default_model_answer_avx512/iterations:500", "run_type": "aggregate",
-                     "label": "avx512", "p50_ms": 1.0},
-                    {"name": "BM_default_model_answer_amx/iterations:500", "run_type": "iteration",
-                     "label": "amx", "error_occurred": True, "error_message": "architecture unsupported"}]
-            with open(fake, "w") as f:
-                f.write(f"#!{sys.executable}\nimport json, sys\n"
-                        "a = sys.argv[1:]\n"
-                        "assert '--no-report' in a and '--benchmark_out_format=json' in a, a\n"
-                        "f = [x for x in a if x.startswith('--benchmark_filter=')]\n"
-                        f"open({os.path.join(tmp, 'filter')!r}, 'w').write(f[0])\n"
-                        "out = [x for x in a if x.startswith('--benchmark_out=')][0].split('=', 1)[1]\n"
-                        "print('console table')\n"
-                        f"json.dump({{'benchmarks': {rows!r}}}, open(out, 'w'))\n")
-            os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+            fake = stand_in_amxqa_bench(tmp)
             self.assertEqual(peer_rows.amxqa_answer_ms(fake, -1), {"avx2": 9.5})
             with open(os.path.join(tmp, "filter")) as f:
                 self.assertEqual(f.read(), "--benchmark_filter=BM_default_model_answer_(avx2|avx512|amx)/")
@@ -209,14 +225,51 @@ class InterleavedRounds(unittest.TestCase):
             bench = os.path.join(tmp, "cpu.json")
             with open(bench, "w") as f:
                 json.dump({"summary": {"libamxqa_speedup_interleaved": {"avx2_vs_old": 1.0}}}, f)
+            with open(os.path.join(tmp, "cpu.md"), "w") as f:
+                f.write("# Run\n\n## Peers\n\nold\n")
             rounds = [{"libamxqa": {"avx2": 9.5}, "peers": {"ort_int8": 5.0, "ort_fp32": 12.0}}]
             peer_rows.add_interleaved(bench, {"avx2_vs_ort_int8": 0.5263}, rounds, 0)
+            with open(os.path.join(tmp, "cpu.md")) as f:
+                md = f.read()
+            self.assertIn("- libamxqa avx2 vs ort_int8: 0.53x (1 rounds)", md)
+            self.assertIn("- libamxqa avx2 vs old: 1.00x", md)
             with open(bench) as f:
                 doc = json.load(f)
             self.assertEqual(doc["summary"]["libamxqa_speedup_interleaved"],
                              {"avx2_vs_old": 1.0, "avx2_vs_ort_int8": 0.5263})
             self.assertEqual(doc["interleaved"], {"ort_fp32+ort_int8": {"core": 0, "rounds": rounds}})
 
+
+    def test_llama_bench_main_interleaves_with_amxqa_bench(self):
+        """llama_bench.py end to end with both stand-ins: rows, then 2 rounds
+        whose ratios (21.5 / 9.5) land in the JSON."""
+        with tempfile.TemporaryDirectory() as tmp:
+            llama = os.path.join(tmp, "llama-bench")
+            out = json.dumps(llama_bench_json(208, 5, [20_000_000] * 10, [1_500_000] * 10))
+            with open(llama, "w") as f:
+                f.write(f"#!{sys.executable}\nimport sys\n"
+                        "a = sys.argv[1:]\n"
+                        "assert a[a.index('-m') + 1].endswith('shape-q8_0.gguf'), a\n"
+                        f"print({out!r})\n")
+            os.chmod(llama, os.stat(llama).st_mode | stat.S_IXUSR)
+            bench = os.path.join(tmp, "cpu.json")
+            with open(bench, "w") as f:
+                json.dump({"summary": {"shipped_model_p50_ms": {"avx2": 9.5}}}, f)
+            argv = ["llama_bench.py", "--llama-bench", llama, "--core", "-1", "--types", "q8_0",
+                    "--bench-json", bench, "--amxqa-bench", stand_in_amxqa_bench(tmp), "--rounds", "2"]
+            saved = sys.argv
+            try:
+                sys.argv = argv
+                llama_bench.main()
+            finally:
+                sys.argv = saved
+            with open(bench) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["summary"]["libamxqa_speedup_interleaved"],
+                             {"avx2_vs_llama_cpp_q8_0": round(21.5 / 9.5, 4)})
+            self.assertEqual(len(doc["interleaved"]["llama_cpp_q8_0"]["rounds"]), 2)
+            with open(os.path.join(tmp, "filter")) as f:
+                self.assertEqual(f.read(), "--benchmark_filter=BM_default_model_answer_(avx2|avx512|amx)/")
 
 if __name__ == "__main__":
     unittest.main()
