@@ -73,6 +73,25 @@ def llama_bench_json(prompt, gen, pp_ns, tg_ns):
     return [test(prompt, 0, pp_ns, prompt), test(0, gen, tg_ns, gen)]
 
 
+def stand_in_llama_bench(tmp, model_suffix):
+    """A llama-bench that checks its arguments (the model path ends with
+    model_suffix), logs its weight buffers to stderr and prints -o json's list:
+    prefill 20 ms and generation 1.5 ms in each of 10 repetitions."""
+    fake = os.path.join(tmp, "llama-bench")
+    out = json.dumps(llama_bench_json(208, 5, [20_000_000] * 10, [1_500_000] * 10))
+    with open(fake, "w") as f:
+        f.write(f"#!{sys.executable}\nimport sys\n"
+                "a = sys.argv[1:]\n"
+                "assert a[a.index('-t') + 1] == '1' and a[a.index('-p') + 1] == '208', a\n"
+                f"assert a[a.index('-o') + 1] == 'json' and a[a.index('-m') + 1].endswith({model_suffix!r}), a\n"
+                "assert a[a.index('-r') + 1] in ('10', '1') and '-v' in a, a\n"
+                "print('load_tensors:          AMX model buffer size =     3.02 MiB', file=sys.stderr)\n"
+                "print('load_tensors:   CPU_Mapped model buffer size =     2.77 MiB', file=sys.stderr)\n"
+                f"print({out!r})\n")
+    os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+    return fake
+
+
 def stand_in_amxqa_bench(tmp):
     """An amxqa-bench that checks its arguments, writes the --benchmark_filter
     it got to tmp/filter and the rows below to --benchmark_out: avx2 9.5 ms
@@ -139,19 +158,7 @@ class LlamaBenchRows(unittest.TestCase):
 
     def test_stand_in_llama_bench_rows_join_the_bench_json_and_markdown(self):
         with tempfile.TemporaryDirectory() as tmp:
-            # A stand-in llama-bench: checks its arguments, logs to stderr, prints the JSON list.
-            fake = os.path.join(tmp, "llama-bench")
-            out = json.dumps(llama_bench_json(208, 5, [20_000_000] * 10, [1_500_000] * 10))
-            with open(fake, "w") as f:
-                f.write(f"#!{sys.executable}\nimport sys\n"
-                        "a = sys.argv[1:]\n"
-                        "assert a[a.index('-t') + 1] == '1' and a[a.index('-p') + 1] == '208', a\n"
-                        "assert a[a.index('-o') + 1] == 'json' and a[a.index('-m') + 1] == 'M.gguf', a\n"
-                        "assert a[a.index('-r') + 1] in ('10', '1') and '-v' in a, a\n"
-                        "print('load_tensors:          AMX model buffer size =     3.02 MiB', file=sys.stderr)\n"
-                        "print('load_tensors:   CPU_Mapped model buffer size =     2.77 MiB', file=sys.stderr)\n"
-                        f"print({out!r})\n")
-            os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+            fake = stand_in_llama_bench(tmp, "M.gguf")
             args = types.SimpleNamespace(llama_bench=fake, prompt=208, gen=5, reps=10)
             row = llama_bench.time_gguf([], "M.gguf", args)
             self.assertAlmostEqual(row["p50_ms"], 21.5)
@@ -239,19 +246,11 @@ class InterleavedRounds(unittest.TestCase):
                              {"avx2_vs_old": 1.0, "avx2_vs_ort_int8": 0.5263})
             self.assertEqual(doc["interleaved"], {"ort_fp32+ort_int8": {"core": 0, "rounds": rounds}})
 
-
     def test_llama_bench_main_interleaves_with_amxqa_bench(self):
         """llama_bench.py end to end with both stand-ins: rows, then 2 rounds
         whose ratios (21.5 / 9.5) land in the JSON."""
         with tempfile.TemporaryDirectory() as tmp:
-            llama = os.path.join(tmp, "llama-bench")
-            out = json.dumps(llama_bench_json(208, 5, [20_000_000] * 10, [1_500_000] * 10))
-            with open(llama, "w") as f:
-                f.write(f"#!{sys.executable}\nimport sys\n"
-                        "a = sys.argv[1:]\n"
-                        "assert a[a.index('-m') + 1].endswith('shape-q8_0.gguf'), a\n"
-                        f"print({out!r})\n")
-            os.chmod(llama, os.stat(llama).st_mode | stat.S_IXUSR)
+            llama = stand_in_llama_bench(tmp, "shape-q8_0.gguf")
             bench = os.path.join(tmp, "cpu.json")
             with open(bench, "w") as f:
                 json.dump({"summary": {"shipped_model_p50_ms": {"avx2": 9.5}}}, f)
