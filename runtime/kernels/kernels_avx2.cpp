@@ -231,9 +231,28 @@ inline __m256 exp_canonical(__m256 t) {
   return _mm256_and_ps(live, _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e)));
 }
 
+// max(x[0..n)), exact in any order as softmax_avx512's: lanes past the end
+// repeat x[0]; two chains, since vmaxps's latency, not its rate, bounds one
+// (a scalar vmaxss chain was 60% of the whole softmax).
+inline float row_max(const float* x, size_t n) {
+  __m256 a = _mm256_set1_ps(x[0]), b = a;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a = _mm256_max_ps(_mm256_loadu_ps(x + i), a);
+    b = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), b);
+  }
+  for (; i < n; i += 8) {
+    const __m256i m = lanes8(n - i);
+    a = _mm256_max_ps(_mm256_blendv_ps(a, _mm256_maskload_ps(x + i, m), _mm256_castsi256_ps(m)), a);
+  }
+  a = _mm256_max_ps(a, b);
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+
 float softmax_avx2(float* x, size_t n) {
-  float mx = x[0];
-  for (size_t i = 1; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+  const float mx = row_max(x, n);
   const __m256 vm = _mm256_set1_ps(mx);
   __m256 sum[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};  // canonical lanes 0-7, 8-15
   for (size_t i = 0; i < n; i += 8) {

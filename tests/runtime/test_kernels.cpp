@@ -788,6 +788,25 @@ TEST_SUITE("unit") {
             REQUIRE_MESSAGE(got[i] == want[i], t.label << " n=" << n << " [" << i << "]");
         }
       }
+    // The vector tables take the maximum in another order: a maximum of +0
+    // and -0 (either may win) and a maximum in the masked tail still give
+    // the scalar table's bits, the log-sum-exp included.
+    for (size_t n : {size_t(3), size_t(9), size_t(16), size_t(23), size_t(40)})
+      for (size_t at : {size_t(0), n / 2, n - 1}) {
+        std::vector<float> x = random_vec(n);
+        for (size_t i = 0; i < n; ++i) x[i] = -1.0f - std::fabs(x[i]) - float(i % 3);
+        x[at] = 0.0f;
+        x[(at + 1) % n] = -0.0f;
+        std::vector<float> want = x;
+        const float lse = kernels_scalar().softmax(want.data(), n);
+        for (const Table& t : tables) {
+          std::vector<float> got = x;
+          const float l = t.k->softmax(got.data(), n);
+          REQUIRE_MESSAGE(std::memcmp(&l, &lse, sizeof l) == 0, t.label << " n=" << n << " at " << at);
+          REQUIRE_MESSAGE(std::memcmp(got.data(), want.data(), n * sizeof(float)) == 0,
+                          t.label << " n=" << n << " at " << at);
+        }
+      }
   }
 
   TEST_CASE("ops::lin_step: the fixed head sizes give the general loop's bits") {
