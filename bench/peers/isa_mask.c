@@ -16,7 +16,7 @@
  * lifts the faulting for one real CPUID, clears the hidden bits, writes the
  * registers back and steps over the 2-byte instruction. A SIGSEGV handler that
  * the program installs later (node, V8) is chained behind this one instead of
- * replacing it (sigaction is interposed for SIGSEGV).
+ * replacing it (sigaction and signal are interposed for SIGSEGV).
  *
  * What it cannot hide: XGETBV (the OS-enabled state) and instructions run
  * without asking CPUID first (code compiled for -march=native). Where the
@@ -132,6 +132,18 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   if (old) *old = g_next;
   if (act) g_next = *act;
   return 0;
+}
+
+/* signal() too: glibc's calls its internal sigaction, past the one above
+ * (GCC's cc1 sets its crash handler this way). */
+sighandler_t signal(int sig, sighandler_t handler) {
+  struct sigaction act, old;
+  memset(&act, 0, sizeof act);
+  act.sa_handler = handler;
+  act.sa_flags = SA_RESTART;
+  sigemptyset(&act.sa_mask);
+  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
+  return old.sa_handler;  /* (sa_sigaction shares its storage) */
 }
 
 __attribute__((constructor)) static void isa_mask_init(void) {
