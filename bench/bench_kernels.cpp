@@ -13,6 +13,11 @@
 //                                   model's shapes (QKV, FFN up, FFN down),
 //                                   with activations like the 7-bit model's
 //                                   prefill (model_floats)
+//   BM_matmul_qkv_<i8|i7>vnni4_<isa>/shared:S  attention's q, k and v of the
+//                                   default model (128, 64 and 64 outputs of
+//                                   256 inputs, 64 tokens of model_floats):
+//                                   three matmuls (S 0) or one matmul_shared,
+//                                   which quantises the activations once (S 1)
 //   BM_matvec_<dtype>_<isa>         decode: a 2048×1024 weight (beyond L2)
 //   BM_dot_rows_<isa>               the start pointer: 512 f32 rows of 256
 //   BM_attend_gemm_<isa>/tb         prefill attention of one head: 64 rows
@@ -217,6 +222,38 @@ void bm_matmul_model(benchmark::State& state, const Isa isa, DType dt, Layout la
              static_cast<uint32_t>(state.range(1)));
 }
 
+// q, k and v from one input: three matmuls or one matmul_shared.
+void bm_matmul_qkv(benchmark::State& state, const Isa isa, DType dt, Layout lay, uint8_t bits) {
+  if (!isa.supported || !isa.table || !isa.table->matmul_shared)
+    return state.SkipWithError("architecture unsupported");
+  const size_t m = 64;
+  const uint32_t cols = 256, rows[3] = {128, 64, 64};
+  const BenchWeights wq(dt, lay, rows[0], cols, bits), wk(dt, lay, rows[1], cols, bits),
+      wv(dt, lay, rows[2], cols, bits);
+  const WeightView ws[3] = {wq.view, wk.view, wv.view};
+  const std::vector<float> X = model_floats(m, cols, 3);
+  std::vector<float> Y[3];
+  float* Ys[3];
+  size_t ldys[3];
+  for (size_t j = 0; j < 3; ++j) {
+    Y[j].resize(m * rows[j]);
+    Ys[j] = Y[j].data();
+    ldys[j] = rows[j];
+  }
+  const bool shared = state.range(0) != 0;
+  for (auto _ : state) {
+    if (shared) {
+      isa.table->matmul_shared(ws, 3, X.data(), cols, m, Ys, ldys);
+    } else {
+      for (size_t j = 0; j < 3; ++j) isa.table->matmul(ws[j], X.data(), cols, m, Ys[j], ldys[j]);
+    }
+    benchmark::DoNotOptimize(Ys[0]);
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * (rows[0] + rows[1] + rows[2]) * cols * state.iterations() / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
 void bm_matvec(benchmark::State& state, const Isa isa, DType dt, Layout lay, uint8_t bits) {
   if (!isa.supported || !isa.table) return state.SkipWithError("architecture unsupported");
   const uint32_t rows = 2048, cols = 1024;
@@ -382,6 +419,13 @@ const DtypeCase kDtypes[] = {{"f32", DType::f32, Layout::plain},
             ->Args({256, 256})
             ->Args({640, 256})
             ->Args({256, 640})
+            ->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(
+            (std::string("BM_matmul_qkv_") + d.name + "_" + isa.name).c_str(), bm_matmul_qkv, isa,
+            d.dt, d.lay, d.bits)
+            ->ArgName("shared")
+            ->Arg(0)
+            ->Arg(1)
             ->Unit(benchmark::kMicrosecond);
       }
       benchmark::RegisterBenchmark(

@@ -453,6 +453,12 @@ struct Kernels {
     matmul_blocks<Block, kPanel>(a, w, X, ldx, m, Y, ldy);
   }
 
+  static void matmul_shared(const WeightView* ws, size_t n, const float* X, size_t ldx, size_t m,
+                            float* const* Ys, const size_t* ldys) {
+    typename P::Rows a;
+    matmul_blocks_shared<Block, kPanel>(a, ws, n, X, ldx, m, Ys, ldys);
+  }
+
   // Decode: one row, 32 outputs per pass (4 to 8 independent sums in flight).
   static void matvec(const WeightView& w, const float* x, float* y) {
     typename P::Rows a;
@@ -492,6 +498,12 @@ void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, floa
                  size_t ldy) {
   if (w.bits == 7) return Kernels<Narrow>::matmul(w, X, ldx, m, Y, ldy);
   Kernels<Wide>::matmul(w, X, ldx, m, Y, ldy);
+}
+
+void matmul_shared_avx2(const WeightView* ws, size_t n, const float* X, size_t ldx, size_t m,
+                        float* const* Ys, const size_t* ldys) {
+  if (ws[0].bits == 7) return Kernels<Narrow>::matmul_shared(ws, n, X, ldx, m, Ys, ldys);
+  Kernels<Wide>::matmul_shared(ws, n, X, ldx, m, Ys, ldys);
 }
 
 void matvec_avx2(const WeightView& w, const float* x, float* y) {

@@ -213,6 +213,12 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
   matmul_blocks<Block, kPanel>(a, w, X, ldx, m, Y, ldy);
 }
 
+void matmul_shared_avx512(const WeightView* ws, size_t n, const float* X, size_t ldx, size_t m,
+                          float* const* Ys, const size_t* ldys) {
+  QRows a;
+  matmul_blocks_shared<Block, kPanel>(a, ws, n, X, ldx, m, Ys, ldys);
+}
+
 // Decode: one row, 128 outputs per pass (8 independent sums in flight).
 void matvec_avx512(const WeightView& w, const float* x, float* y) {
   QRows a;

@@ -22,6 +22,12 @@ void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, floa
                  size_t ldy);
 void rows_dot_avx2(const WeightView& w, const uint32_t* ids, size_t n, const float* x,
                    float* out);
+// kernels.h's matmul_shared, for i8 weights that all fit, of the same cols
+// and (AVX2: its 7- and 8-bit kernels quantise differently) the same bits.
+void matmul_shared_avx2(const WeightView* ws, size_t n, const float* X, size_t ldx, size_t m,
+                        float* const* Ys, const size_t* ldys);
+void matmul_shared_avx512(const WeightView* ws, size_t n, const float* X, size_t ldx, size_t m,
+                          float* const* Ys, const size_t* ldys);
 void matvec_avx512(const WeightView& w, const float* x, float* y);
 void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
                    size_t ldy);

@@ -81,7 +81,22 @@ struct Kernels {
   void (*attend_gemm)(bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* A,
                       size_t lda, const float* B, size_t ldb, float* C, size_t ldc,
                       size_t causal);
+
+  // matmul of one X (m > 1 rows) by n weights: Ys[i][m][ws[i].rows], row
+  // stride ldys[i], each with matmul's bits. Attention's q, k and v read the
+  // same input: a table whose int8 products quantise the activations does
+  // so once for all n. nullptr (or a table given mixed weights): the caller
+  // runs matmul n times (run_matmul_shared below).
+  void (*matmul_shared)(const WeightView* ws, size_t n, const float* X, size_t ldx, size_t m,
+                        float* const* Ys, const size_t* ldys) = nullptr;
 };
+
+// k.matmul_shared where the table has it, else matmul once per weight.
+inline void run_matmul_shared(const Kernels& k, const WeightView* ws, size_t n, const float* X,
+                              size_t ldx, size_t m, float* const* Ys, const size_t* ldys) {
+  if (k.matmul_shared) return k.matmul_shared(ws, n, X, ldx, m, Ys, ldys);
+  for (size_t i = 0; i < n; ++i) k.matmul(ws[i], X, ldx, m, Ys[i], ldys[i]);
+}
 
 constexpr size_t kNoCausalLimit = SIZE_MAX;
 

@@ -297,8 +297,21 @@ void matmul_avx2(const WeightView& w, const float* X, size_t ldx, size_t m, floa
              w.cols, 0.0f, Y, ldy);
 }
 
+// One quantisation of X for int8 weights that the 7-bit (or the 8-bit)
+// kernel takes alike; anything else, one matmul each.
+void matmul_shared_avx2(const WeightView* ws, size_t n, const float* X, size_t ldx, size_t m,
+                        float* const* Ys, const size_t* ldys) {
+  bool shared = n > 0 && m > 1;
+  for (size_t i = 0; shared && i < n; ++i)
+    shared = ws[i].dtype == DType::i8 && is_fast(ws[i]) && ws[i].cols == ws[0].cols &&
+             ws[i].bits == ws[0].bits && ws[i].rows > 0;
+  if (shared) return canonical_i8::matmul_shared_avx2(ws, n, X, ldx, m, Ys, ldys);
+  for (size_t i = 0; i < n; ++i) matmul_avx2(ws[i], X, ldx, m, Ys[i], ldys[i]);
+}
+
 const Kernels kAvx2 = {"avx2_fma",    matvec_avx2,  matmul_avx2, rows_dot_avx2,
-                       dot_rows_avx2, softmax_avx2, sgemm_avx2,  attend_gemm_avx2};
+                       dot_rows_avx2, softmax_avx2, sgemm_avx2,  attend_gemm_avx2,
+                       matmul_shared_avx2};
 
 }  // namespace
 

@@ -415,8 +415,21 @@ void matmul_avx512(const WeightView& w, const float* X, size_t ldx, size_t m, fl
   }
 }
 
+// One quantisation of X for int8 weights that the VNNI kernel takes (its
+// rows are the same for 7- and 8-bit weights); anything else, one matmul each.
+void matmul_shared_avx512(const WeightView* ws, size_t n, const float* X, size_t ldx, size_t m,
+                          float* const* Ys, const size_t* ldys) {
+  bool shared = n > 0 && m >= kMatmulMinRows;
+  for (size_t i = 0; shared && i < n; ++i)
+    shared = ws[i].dtype == DType::i8 && canonical_i8::fits_avx512(ws[i]) &&
+             ws[i].cols == ws[0].cols && ws[i].rows > 0;
+  if (shared) return canonical_i8::matmul_shared_avx512(ws, n, X, ldx, m, Ys, ldys);
+  for (size_t i = 0; i < n; ++i) matmul_avx512(ws[i], X, ldx, m, Ys[i], ldys[i]);
+}
+
 const Kernels kAvx512 = {"avx512",        matvec_avx512,  matmul_avx512, rows_dot_avx512,
-                         dot_rows_avx512, softmax_avx512, sgemm_avx512,  attend_gemm_avx512};
+                         dot_rows_avx512, softmax_avx512, sgemm_avx512,  attend_gemm_avx512,
+                         matmul_shared_avx512};
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 // one-row attention of decode below restates ops::swa_attend, and says so.
 #include "session/forward.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -23,6 +24,18 @@ void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, siz
     k.matvec(w, X, Y);
   else
     k.matmul(w, X, ldx, m, Y, ldy);
+}
+
+// Q, K and V of m rows from the same input U: in prefill one matmul_shared
+// (the activations quantised once for the three int8 products).
+void qkv(const Kernels& k, const LayerWeights& lw, const float* U, size_t ldu, size_t m,
+         const std::array<float*, 3>& Y, const std::array<size_t, 3>& ldy) {
+  const WeightView ws[3] = {lw.wq, lw.wk, lw.wv};
+  if (m == 1) {
+    for (size_t i = 0; i < 3; ++i) k.matvec(ws[i], U, Y[i]);
+    return;
+  }
+  run_matmul_shared(k, ws, 3, U, ldu, m, Y.data(), ldy.data());
 }
 
 // Y = X · Wᵀ for the model's small f32 matrices (the lin decay and the MoE
@@ -183,12 +196,10 @@ void swa_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_
   const Dims& d = s->dim;
   BlockBuffers& b = s->blk;
   const size_t kvw = size_t(d.G) * d.hd, aw = size_t(d.H) * d.hd;
-  gemm(k, lw.wq, b.u, d.d, m, b.q, d.qkv_w);
   kv_reserve(st, d, m);
   float* K = st.kv_k + size_t(st.kv_len) * kvw;
   float* V = st.kv_v + size_t(st.kv_len) * kvw;
-  gemm(k, lw.wk, b.u, d.d, m, K, kvw);  // K/V go straight into the window buffer
-  gemm(k, lw.wv, b.u, d.d, m, V, kvw);
+  qkv(k, lw, b.u, d.d, m, {b.q, K, V}, {d.qkv_w, kvw, kvw});  // K/V straight into the window
   if (!rope.ready) {
     ops::rope_table(s->pos, m, d.hd, s->model->rope_theta, rope.cs);
     rope.ready = true;
@@ -209,9 +220,7 @@ void lin_mixer(amxqa_session* s, const LayerWeights& lw, LayerState& st, uint32_
   BlockBuffers& b = s->blk;
   const float eps = s->model->norm_eps;
   const size_t aw = size_t(d.H) * d.hd;
-  gemm(k, lw.wq, b.u, d.d, m, b.q, d.qkv_w);
-  gemm(k, lw.wk, b.u, d.d, m, b.k, d.qkv_w);
-  gemm(k, lw.wv, b.u, d.d, m, b.v, d.qkv_w);
+  qkv(k, lw, b.u, d.d, m, {b.q, b.k, b.v}, {d.qkv_w, d.qkv_w, d.qkv_w});
   f32_rows(k, lw.wa, d.H, d.d, b.u, d.d, m, b.z, d.H);
   // The recurrence is sequential in t; the GEMMs around it are not.
   for (uint32_t t = 0; t < m; ++t) {

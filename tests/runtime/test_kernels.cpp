@@ -676,6 +676,58 @@ TEST_SUITE("unit") {
     }
   }
 
+  // matmul_shared (attention's q, k and v from one input): each product has
+  // the oracle's bits, with one quantisation shared by 7-bit weights, by
+  // 8-bit ones, and a fallback to one matmul each for mixed bits or dtypes;
+  // dense rows and rows whose zero groups the 7-bit kernel compacts; the
+  // columns past each output's rows are left alone.
+  TEST_CASE("matmul_shared: every product gives the oracle's bits") {
+    const Kernels& s = kernels_scalar();
+    for (uint32_t cols : {36u, 128u, 644u}) {
+      const uint32_t rows[3] = {19, 8, 33};
+      std::vector<std::pair<std::string, std::vector<TestWeights>>> sets;
+      for (uint8_t bits : {uint8_t(7), uint8_t(8)}) {
+        std::vector<TestWeights> w;
+        for (uint32_t r : rows) w.push_back(make_weights(DType::i8, Layout::vnni4, r, cols, bits));
+        sets.emplace_back("i" + std::to_string(bits), std::move(w));
+      }
+      {
+        std::vector<TestWeights> w;
+        w.push_back(make_weights(DType::i8, Layout::vnni4, rows[0], cols, 7));
+        w.push_back(make_weights(DType::i8, Layout::vnni4, rows[1], cols, 8));
+        w.push_back(make_weights(DType::bf16, Layout::vnni2, rows[2], cols));
+        sets.emplace_back("mixed", std::move(w));
+      }
+      for (const Table& tb : fast_tables()) {
+        REQUIRE_MESSAGE(bool(tb.k->matmul_shared), tb.label);
+        for (const auto& [name, w] : sets)
+          for (size_t m : {size_t(2), size_t(6), size_t(13)})
+            for (bool zero_groups : {false, true}) {
+              std::vector<float> X = random_vec(m * cols);
+              if (zero_groups)  // every other group of 4 columns zero in every row
+                for (size_t i = 0; i < X.size(); ++i) X[i] *= ((i % cols) / 4) % 2 ? 0.0f : 1.0f;
+              const WeightView ws[3] = {w[0].view, w[1].view, w[2].view};
+              std::vector<float> got[3], want[3];
+              float* Ys[3];
+              size_t ldys[3];
+              for (size_t j = 0; j < 3; ++j) {
+                ldys[j] = rows[j] + 3;
+                got[j].assign(m * ldys[j], 7.0f);
+                want[j] = got[j];
+                Ys[j] = got[j].data();
+                s.matmul(ws[j], X.data(), cols, m, want[j].data(), ldys[j]);
+              }
+              tb.k->matmul_shared(ws, 3, X.data(), cols, m, Ys, ldys);
+              for (size_t j = 0; j < 3; ++j)
+                check_same_bits(got[j].data(), want[j].data(), got[j].size(),
+                                std::string(tb.label) + " " + name + " cols " + std::to_string(cols) +
+                                    " m=" + std::to_string(m) + " zero groups " +
+                                    std::to_string(zero_groups) + " product " + std::to_string(j));
+            }
+      }
+    }
+  }
+
   // dot_rows and softmax follow kernels.h's canonical order: the scalar
   // table is checked against double, every other table against scalar bit
   // for bit (the same answers on every ISA rest on it).
