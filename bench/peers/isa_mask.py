@@ -2,8 +2,7 @@
 LD_PRELOAD library; see its header) with the system C compiler and returns the
 environment that loads it. Standard library only.
 
-  lib = isa_mask.build(tmp)            # tmp/libamxqa_isa_mask.so
-  env = isa_mask.environ("avx2", lib)  # os.environ + LD_PRELOAD + AMXQA_ISA_MASK
+  env = isa_mask.prepare("avx2", tmp)  # builds tmp/libamxqa_isa_mask.so, checks it runs
   subprocess.run(cmd, env=env)         # the peer picks its AVX2 kernels
 
 LEVELS are the AMXQA_MAX_ISA names whose peers it can stand in for: "avx2"
@@ -44,3 +43,10 @@ def check(level, lib):
     done = subprocess.run(["true"], env=environ(level, lib), capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"the ISA mask cannot run here (exit {done.returncode}): {done.stderr.strip()}")
+
+
+def prepare(level, folder):
+    """build() into folder, check() it here; returns environ(level, lib)."""
+    lib = build(folder)
+    check(level, lib)
+    return environ(level, lib)

@@ -151,9 +151,7 @@ def main():
     rows, ggufs = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.isa_mask:
-            lib = isa_mask.build(tmp)
-            isa_mask.check(args.isa_mask, lib)
-            args.env = isa_mask.environ(args.isa_mask, lib)
+            args.env = isa_mask.prepare(args.isa_mask, tmp)
         where = args.keep or tmp
         os.makedirs(where, exist_ok=True)
         for t in types:

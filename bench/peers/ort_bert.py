@@ -184,9 +184,7 @@ def main():
     peers, paths = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.isa_mask:
-            lib = isa_mask.build(tmp)
-            isa_mask.check(args.isa_mask, lib)
-            suffix, env, backends = f"_{args.isa_mask}", isa_mask.environ(args.isa_mask, lib), (args.isa_mask,)
+            suffix, env, backends = f"_{args.isa_mask}", isa_mask.prepare(args.isa_mask, tmp), (args.isa_mask,)
         where = args.keep or tmp
         os.makedirs(where, exist_ok=True)
         for kind in ("fp32", "int8"):

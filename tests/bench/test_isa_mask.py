@@ -137,6 +137,14 @@ class IsaMask(unittest.TestCase):
                              env=isa_mask.environ("avx2", self.lib), capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stderr)
 
+    def test_prepare_gives_a_masked_environment(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = isa_mask.prepare("avx2", tmp)
+            out = subprocess.run([self.probe], env=env, capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertFalse(has(bits(out.stdout.split("\n")[0]), AVX512F))
+        self.assertTrue(has(bits(out.stdout.split("\n")[0]), AVX2))
+
     def test_no_level_or_an_unknown_one_refuses_to_run(self):
         env = dict(os.environ, LD_PRELOAD=self.lib)
         env.pop("AMXQA_ISA_MASK", None)
