@@ -23,6 +23,14 @@
 //                                same int8 ops as the row above: where the
 //                                vector ALU has three ports (Intel) the mix
 //                                caps it well below the vpmaddubsw peak.
+//   BM_peak_int8_kernel_mix_avx2/bias:B  that kernel's register block as it
+//                                runs, span 4, on operands in L1: 6 rows,
+//                                4 groups of weights loaded a chunk (made
+//                                unsigned by a vpaddb each when B = 1, as
+//                                the kernel does; B = 0 is what weights
+//                                stored unsigned would allow), activations
+//                                broadcast from memory. No quantisation,
+//                                spans or stores: the kernel's ceiling.
 //   BM_read_bw/<bytes>           streaming read of a 32 KiB … 256 MiB buffer
 //                                (L1, L2, L2/L3, L3, L3, DRAM on most cores)
 // The AMX tile peak is bench_amx.cpp's BM_amx_tile_peak.
@@ -195,6 +203,64 @@ void BM_peak_int8_exact_avx2(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_peak_int8_exact_avx2)->ArgName("span")->Arg(1)->Arg(2)->Arg(4)->MinTime(kProbeSeconds);
+
+// The 7-bit kernel's span-4 chunk (canonical_i8_avx2.cpp NarrowKernel) over
+// 64 groups of weights and 6 rows of activations that stay in L1, `rounds`
+// times. The asm barrier makes every round reload its operands.
+template <bool Bias>
+__attribute__((target("avx2"), noinline)) int int8_kernel_mix(int64_t rounds) {
+  constexpr int kRows = 6, kGroups = 64;
+  alignas(32) static int8_t w[kGroups * 32], x[kRows][kGroups * 4];
+  for (int i = 0; i < kGroups * 32; ++i) w[i] = static_cast<int8_t>(i % 97 - 48);
+  for (int r = 0; r < kRows; ++r)
+    for (int i = 0; i < kGroups * 4; ++i) x[r][i] = static_cast<int8_t>((i * 7 + r) % 61 - 30);
+  const __m256i ones = _mm256_set1_epi16(1), bias = _mm256_set1_epi8(64);
+  __m256i acc[kRows];
+  for (auto& a : acc) a = _mm256_setzero_si256();
+  for (int64_t t = 0; t < rounds; ++t) {
+    const int8_t* wp = w;
+    const int8_t* xp = &x[0][0];
+    asm volatile("" : "+r"(wp), "+r"(xp));
+    for (int g = 0; g < kGroups; g += 4) {
+      __m256i b[4];
+      for (int j = 0; j < 4; ++j) {
+        b[j] = _mm256_load_si256(reinterpret_cast<const __m256i*>(wp + 32 * (g + j)));
+        if (Bias) b[j] = _mm256_add_epi8(b[j], bias);
+      }
+#pragma GCC unroll 6
+      for (int r = 0; r < kRows; ++r) {
+        __m256i s = _mm256_setzero_si256();
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+          int32_t v;
+          std::memcpy(&v, xp + r * kGroups * 4 + 4 * (g + j), 4);
+          const __m256i p = _mm256_maddubs_epi16(b[j], _mm256_set1_epi32(v));
+          s = j ? _mm256_add_epi16(s, p) : p;
+        }
+        acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(s, ones));
+      }
+    }
+  }
+  __m256i s = acc[0];
+  for (int r = 1; r < kRows; ++r) s = _mm256_add_epi32(s, acc[r]);
+  return _mm256_extract_epi32(s, 0);
+}
+
+void BM_peak_int8_kernel_mix_avx2(benchmark::State& state) {
+  if (!cpu().has_avx2_fma) return state.SkipWithError("architecture unsupported");
+  // 6 rows × 64 groups vpmaddubsw a round, int8 ops as the rows above; a
+  // tenth of the rounds (each is 384 of them).
+  const double ops = 6 * 64 * 16.0 * 2.0 * 2.0;
+  const auto probe = state.range(0) ? int8_kernel_mix<true> : int8_kernel_mix<false>;
+  for (auto _ : state) {
+    int64_t rounds = kRounds / 10;
+    benchmark::DoNotOptimize(rounds);
+    benchmark::DoNotOptimize(probe(rounds));
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      ops * double(kRounds / 10) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_peak_int8_kernel_mix_avx2)->ArgName("bias")->Arg(1)->Arg(0)->MinTime(kProbeSeconds);
 
 // Sums a buffer with 8 independent vector accumulators (integer adds: one
 // cycle latency, so the loads are the only limit).

@@ -80,31 +80,39 @@ inline __m256i quantize8(__m256 x, __m256 inv) {
   return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(q, lo), hi));
 }
 
-// One activation row, quantised (steps 1 and 2) to T (int16 or int8):
-// dst[0..k) = q, zeros up to a multiple of 4; returns sx, *qsum = Σ q.
-// Blocks of 32 values (four independent max chains, one 32-byte store of
-// int8 or two of int16), then the rest 8 at a time, masked.
-template <class T>
-float quantize_row(const float* x, size_t k, T* dst, int32_t* qsum) {
+// Step 1's |x| maximum of one row, in 8 lanes (not NaN, >= +0): blocks of
+// 32 values on four independent max chains, then the rest 8 at a time,
+// masked. (max returns its second operand when the first is a NaN: NaN never
+// wins; max is exact in any order.)
+inline __m256 abs_max8(const float* x, size_t k) {
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const size_t full = k / 32 * 32;
   __m256 m4[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-  // (max returns its second operand when the first is a NaN: NaN never wins;
-  // max is exact in any order.)
   size_t c = 0;
   for (; c < full; c += 32)
     for (int j = 0; j < 4; ++j)
       m4[j] = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(x + c + 8 * j), abs_mask), m4[j]);
   for (; c < k; c += 8)
     m4[0] = _mm256_max_ps(_mm256_and_ps(_mm256_maskload_ps(x + c, lanes8(k - c)), abs_mask), m4[0]);
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, _mm256_max_ps(_mm256_max_ps(m4[0], m4[1]), _mm256_max_ps(m4[2], m4[3])));
-  float m = 0.0f;
-  for (float v : lanes) m = v > m ? v : m;
-  const float sx = m / 127.0f;
-  const __m256 inv = _mm256_set1_ps(inverse(sx));
+  return _mm256_max_ps(_mm256_max_ps(m4[0], m4[1]), _mm256_max_ps(m4[2], m4[3]));
+}
+
+// The largest of the 8 lanes, in every lane (a shuffle tree: exact).
+inline __m256 lanes_max(__m256 v) {
+  v = _mm256_max_ps(v, _mm256_permute2f128_ps(v, v, 0x01));
+  v = _mm256_max_ps(v, _mm256_shuffle_ps(v, v, 0x4e));
+  return _mm256_max_ps(v, _mm256_shuffle_ps(v, v, 0xb1));
+}
+
+// Step 2 for one row, with inv in every lane: dst[0..k) = q, zeros up to a
+// multiple of 4; *qsum = Σ q. Blocks of 32 values (one 32-byte store of int8
+// or two of int16), then the rest 8 at a time, masked.
+template <class T>
+void quantize_with(const float* x, size_t k, __m256 inv, T* dst, int32_t* qsum) {
+  const size_t full = k / 32 * 32;
   __m256i sum = _mm256_setzero_si256();
-  for (c = 0; c < full; c += 32) {
+  size_t c = 0;
+  for (; c < full; c += 32) {
     __m256i v[4];
     for (int j = 0; j < 4; ++j) v[j] = quantize8(_mm256_loadu_ps(x + c + 8 * j), inv);
     sum = _mm256_add_epi32(sum, _mm256_add_epi32(_mm256_add_epi32(v[0], v[1]), _mm256_add_epi32(v[2], v[3])));
@@ -121,7 +129,29 @@ float quantize_row(const float* x, size_t k, T* dst, int32_t* qsum) {
   alignas(32) int32_t s[8];
   _mm256_store_si256(reinterpret_cast<__m256i*>(s), sum);
   *qsum = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
-  return sx;
+}
+
+// Steps 1 and 2 for m <= 8 rows of X (row stride ldx) into dst[i]: sx[i],
+// qsum[i] = Σ q of row i. Every row's maximum first, so that their chains
+// overlap and one vector division gives every row's sx (amax / 127) and one
+// its inverse (1 / sx, 0 where sx is 0): IEEE division, the bits of the
+// scalar steps. (One row at a time, the maximum's chain, its reduction and
+// the two divisions were a serial stretch per row.)
+template <class T, size_t Cols>
+void quantize_rows(const float* X, size_t ldx, size_t m, size_t k, T (*dst)[Cols], float* sx,
+                   int32_t* qsum) {
+  alignas(32) float amax[8] = {};
+  for (size_t i = 0; i < m; ++i) amax[i] = _mm256_cvtss_f32(lanes_max(abs_max8(X + i * ldx, k)));
+  const __m256 s = _mm256_div_ps(_mm256_load_ps(amax), _mm256_set1_ps(127.0f));
+  const __m256 inv = _mm256_and_ps(_mm256_cmp_ps(s, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                   _mm256_div_ps(_mm256_set1_ps(1.0f), s));
+  alignas(32) float invs[8];
+  _mm256_store_ps(invs, inv);
+  _mm256_store_ps(amax, s);
+  for (size_t i = 0; i < m; ++i) {
+    sx[i] = amax[i];
+    quantize_with(X + i * ldx, k, _mm256_set1_ps(invs[i]), dst[i], &qsum[i]);
+  }
 }
 
 // 7-bit weights: the vpmaddubsw products of a span of 1, 2 or 4
@@ -194,12 +224,13 @@ struct QRows {
   void quantize(const float* X, size_t ldx, size_t m, size_t k, bool compact = true) {
     const size_t padded = (k + 31) / 32 * 32;
     if constexpr (sizeof(T) == 1) std::memset(bad, 0, padded / 32 * sizeof(uint32_t));
+    static_assert(kMR <= 8, "quantize_rows takes at most 8 rows");
+    int32_t qsum[kMR];
+    quantize_rows(X, ldx, m, k, q, sx, qsum);
     for (size_t i = 0; i < m; ++i) {
-      int32_t s;
-      sx[i] = quantize_row(X + i * ldx, k, q[i], &s);
-      corr[i] = static_cast<int32_t>(static_cast<uint32_t>(s) * Bias);
+      corr[i] = static_cast<int32_t>(static_cast<uint32_t>(qsum[i]) * Bias);
       if constexpr (sizeof(T) == 1) {
-        const size_t k4 = (k + 3) / 4 * 4;  // quantize_row zeroed up to here
+        const size_t k4 = (k + 3) / 4 * 4;  // quantize_with zeroed up to here
         std::memset(q[i] + k4, 0, padded - k4);
         mark_spans(q[i], padded, bad);
       }
