@@ -248,17 +248,9 @@ __attribute__((target("avx2"), noinline)) int int8_kernel_mix(int64_t rounds) {
 
 void BM_peak_int8_kernel_mix_avx2(benchmark::State& state) {
   if (!cpu().has_avx2_fma) return state.SkipWithError("architecture unsupported");
-  // 6 rows × 64 groups vpmaddubsw a round, int8 ops as the rows above; a
-  // tenth of the rounds (each is 384 of them).
-  const double ops = 6 * 64 * 16.0 * 2.0 * 2.0;
-  const auto probe = state.range(0) ? int8_kernel_mix<true> : int8_kernel_mix<false>;
-  for (auto _ : state) {
-    int64_t rounds = kRounds / 10;
-    benchmark::DoNotOptimize(rounds);
-    benchmark::DoNotOptimize(probe(rounds));
-  }
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      ops * double(kRounds / 10) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  const double ops = 6 * 64 * 16.0 * 2.0 * 2.0;  // 6 rows × 64 groups vpmaddubsw, as the rows above
+  if (state.range(0)) return run_peak(state, int8_kernel_mix<true>, ops);
+  run_peak(state, int8_kernel_mix<false>, ops);
 }
 BENCHMARK(BM_peak_int8_kernel_mix_avx2)->ArgName("bias")->Arg(1)->Arg(0)->MinTime(kProbeSeconds);
 
