@@ -47,6 +47,7 @@ struct amxqa_model {
   bool end_pointer;     // MODEL.md "End pointer" (only with start_pointer)
   bool no_answer_head;  // MODEL.md "No-answer head" (only with start_pointer)
   bool question_reread; // MODEL.md "Question re-read": prompt BOS q sep p sep q ANS
+  bool passage_reader;  // MODEL.md "Passage reader" (only with start_pointer)
   uint32_t bos, eot, ans, abstain, pad;
   float no_answer_threshold;  // MODEL.md "No-answer decision" (0 without a calibration)
   amxqa::TokenizerView tok;
@@ -54,6 +55,9 @@ struct amxqa_model {
   amxqa::WeightView tok_emb;
   const float* final_norm;
   const float* no_answer_w;   // [d, d] f32 with no_answer_head, else null
+  // MODEL.md "Passage reader", f32, else null: wq/wk/wv [r, d], wo [d, r],
+  // r = ops::kReaderHeads · head_dim.
+  const float *reader_wq, *reader_wk, *reader_wv, *reader_wo;
   amxqa::LayerWeights layers[amxqa::kMaxLayers];
   const void* fb_root;        // const amxqa::fb::Model*
   const uint8_t* data;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "model/model.h"
+#include "ops/ops.h"
 
 namespace amxqa {
 
@@ -114,6 +115,8 @@ bool check_arch(const fb::Arch& a, CheckSink& s) {
     s.fail(E, "arch.end_pointer: set without arch.start_pointer (MODEL.md \"End pointer\")");
     ok = false;
   }
+  if (a.passage_reader() && !a.start_pointer())
+    s.fail(E, "arch.passage_reader: set without arch.start_pointer (MODEL.md \"Passage reader\")");
   if (a.no_answer_head() && !a.start_pointer()) {
     s.fail(E, "arch.no_answer_head: set without arch.start_pointer (MODEL.md \"No-answer head\")");
     ok = false;
@@ -357,7 +360,7 @@ struct TensorRule {
   bool f32_only;  // norm gains, wa, ba, router
 };
 
-constexpr uint32_t kMaxRules = 3 + kMaxLayers * 11;
+constexpr uint32_t kMaxRules = 7 + kMaxLayers * 11;  // + no_answer_w and 4 reader_w*
 
 uint32_t add_rule(TensorRule* rules, uint32_t n, uint32_t layer, const char* name,
                   bool f32_only, uint32_t d0, uint32_t d1 = 0, uint32_t d2 = 0) {
@@ -383,6 +386,13 @@ uint32_t required_tensors(const fb::Arch& a, TensorRule* rules) {
   n = add_rule(rules, n, none, "tok_emb", false, V, d);
   n = add_rule(rules, n, none, "final_norm", true, d);
   if (a.no_answer_head()) n = add_rule(rules, n, none, "no_answer_w", true, d, d);
+  if (a.passage_reader()) {  // MODEL.md "Passage reader": f32, kReaderHeads heads of head_dim
+    const uint32_t r = ops::kReaderHeads * hd;
+    n = add_rule(rules, n, none, "reader_wq", true, r, d);
+    n = add_rule(rules, n, none, "reader_wk", true, r, d);
+    n = add_rule(rules, n, none, "reader_wv", true, r, d);
+    n = add_rule(rules, n, none, "reader_wo", true, d, r);
+  }
   const auto* moe = a.moe_layers();
   for (uint32_t l = 0; l < a.n_layers(); ++l) {
     const bool lin = a.layer_kinds()->Get(l) == fb::LayerKind::lin;
@@ -568,8 +578,11 @@ void check_tensors(const fb::Model& m, const uint8_t* data, CheckSink& s) {
     }
     if (count == 0) {
       const bool head = std::strcmp(rules[i].name, "no_answer_w") == 0;
+      const bool reader = std::strncmp(rules[i].name, "reader_w", 8) == 0;
       s.fail(AMXQA_ERR_MODEL_TENSOR, "tensor %s: missing%s", rules[i].name,
-             head ? " (arch.no_answer_head is set: MODEL.md \"No-answer head\")" : "");
+             head     ? " (arch.no_answer_head is set: MODEL.md \"No-answer head\")"
+             : reader ? " (arch.passage_reader is set: MODEL.md \"Passage reader\")"
+                      : "");
       continue;
     }
     matched += count;

@@ -8,6 +8,9 @@
 
 namespace amxqa::ops {
 
+// MODEL.md "Passage reader": its heads, each head_dim wide.
+constexpr uint32_t kReaderHeads = 2;
+
 // y = x / sqrt(mean(x²) + eps) ⊙ g (g may be nullptr: no gain). y may alias x.
 // Returns the inverse RMS, which the trainer's backward pass reuses.
 float rmsnorm(const float* x, const float* g, size_t n, float eps, float* y);

@@ -15,6 +15,7 @@
 #include "ops/ops.h"
 #include "session/decode.h"
 #include "session/forward.h"
+#include "session/passage_reader.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer.h"
 
@@ -90,6 +91,7 @@ void prefill_prompt(amxqa_session* s, uint32_t nq, uint32_t np) {
       final_norm_rows(s, static_cast<uint32_t>(lo - i), static_cast<uint32_t>(hi - lo),
                       s->pass_u + (lo - pass_begin) * s->dim.d);
   }
+  read_passage(s, np);  // MODEL.md "Passage reader": the keys read both sides
 }
 
 // The decoding rules' view of window `in` (n_pass tokens in s->pass_ids).

@@ -115,6 +115,8 @@ struct RopeTable {
   bool ready = false;
 };
 
+}  // namespace
+
 // One query against n keys (ops::swa_attend's math). The scores are the
 // table's dot_rows (keys at any stride) and the softmax the table's: both in
 // the canonical order, so every ISA gets the same bits; the weighted sum of
@@ -133,6 +135,8 @@ void attend_row(const Kernels& k, const float* q, const float* K, const float* V
     for (size_t i = 0; i < hd; ++i) out[i] += p * v[i];
   }
 }
+
+namespace {
 
 // Softmax attention of the block's m queries of each head against the keys
 // of its KV head: ops::swa_block (two GEMMs over the union of the rows'

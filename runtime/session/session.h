@@ -86,6 +86,9 @@ struct amxqa_session {
   float* pass_z;          // max_passage_tokens + 1: step-1 scores of the start positions
   // No-answer-head models only (MODEL.md "No-answer head"), else null:
   float* na_pool;         // max_passage_tokens + 2 × d: the pool weights p, then u and W u
+  // Passage-reader models only (MODEL.md "Passage reader"), else null:
+  // max_passage_tokens × (2r + head_dim + 1) + 2r: K, V, RoPE rows, scores, q and o.
+  float* reader_buf;
   uint32_t* allowed;      // max_passage_tokens + 2 ids allowed at this step
   uint32_t* q_ids;        // max_question_tokens
   uint32_t* ans_ids;      // max_answer_tokens

@@ -15,6 +15,7 @@
 #include "api/errors.h"
 #include "cpu/isa_select.h"
 #include "kernels/amx/amx_thread.h"
+#include "ops/ops.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer.h"
 
@@ -106,6 +107,14 @@ Dims dims_of(const amxqa_model& m) {
   return d;
 }
 
+// MODEL.md "Passage reader": the reader's scratch for np passage tokens
+// (passage_reader.cpp): K and V (r each), a RoPE row (hd) and a score per
+// token, then one token's q and o (r each).
+size_t reader_floats(const amxqa_model& m, size_t np, bool& ovf) {
+  const size_t r = size_t(ops::kReaderHeads) * m.head_dim;
+  return mul(np, 2 * r + m.head_dim + 1, ovf) + 2 * r;
+}
+
 // Places (or, with s == nullptr, only measures) every sub-buffer.
 void plan(const amxqa_model& m, const amxqa_session_options& o, Bump& b, amxqa_session* s) {
   const Dims d = dims_of(m);
@@ -149,6 +158,7 @@ void plan(const amxqa_model& m, const amxqa_session_options& o, Bump& b, amxqa_s
   float* pass_u = m.start_pointer ? b.take<float>(mul(np, d.d, ovf)) : nullptr;
   float* pass_z = m.start_pointer ? b.take<float>(np + 1) : nullptr;
   float* na_pool = m.no_answer_head ? b.take<float>(np + 2 * size_t(d.d)) : nullptr;
+  float* reader_buf = m.passage_reader ? b.take<float>(reader_floats(m, np, ovf)) : nullptr;
   uint32_t* allowed = b.take<uint32_t>(np + 2);
   uint32_t* q_ids = b.take<uint32_t>(o.max_question_tokens);
   uint32_t* ans_ids = b.take<uint32_t>(o.max_answer_tokens);
@@ -183,6 +193,7 @@ void plan(const amxqa_model& m, const amxqa_session_options& o, Bump& b, amxqa_s
   s->pass_u = pass_u;
   s->pass_z = pass_z;
   s->na_pool = na_pool;
+  s->reader_buf = reader_buf;
   s->allowed = allowed;
   s->q_ids = q_ids;
   s->ans_ids = ans_ids;

@@ -31,6 +31,7 @@ struct ArchConfig {
   bool end_pointer = false;     // MODEL.md "End pointer" (adds no parameter; needs start_pointer)
   bool no_answer_head = false;  // MODEL.md "No-answer head" (adds no_answer_w; needs start_pointer)
   bool question_reread = false; // MODEL.md "Question re-read" (adds no parameter; prompt only)
+  bool passage_reader = false;  // MODEL.md "Passage reader" (adds reader_w*; needs start_pointer)
 
   bool is_moe(uint32_t layer) const {
     for (uint32_t l : moe_layers) if (l == layer) return true;

@@ -207,7 +207,7 @@ std::vector<uint8_t> write_model(const ModelSpec& spec) {
                                     a.moe_top_k, a.moe_d_ff, a.moe_route_block, a.moe_route_window,
                                     fmoe, a.vocab_size, a.rope_theta, a.norm_eps,
                                     a.question_match, a.start_pointer, a.end_pointer,
-                                    a.no_answer_head, a.question_reread);
+                                    a.no_answer_head, a.question_reread, a.passage_reader);
   const auto fspecials = fb::CreateSpecials(fbb, kPad, kBos, kEot, kAns, kAbstain);
   flatbuffers::Offset<fb::Calibration> fcal = 0;
   if (spec.calibration.present) {

@@ -24,6 +24,7 @@
 #include "amxqa_generated.h"
 #include "format/model_writer.h"
 #include "format/random_model.h"
+#include "ops/ops.h"  // kReaderHeads
 
 namespace {
 
@@ -48,6 +49,7 @@ struct RawModel {
   std::vector<uint32_t> moe_layers;
   float rope_theta = 10000.f, norm_eps = 1e-5f;
   bool question_match = false, start_pointer = false, end_pointer = false, no_answer_head = false;
+  bool question_reread = false, passage_reader = false;
   uint32_t specials[5] = {};  // pad bos eot ans abstain
   uint32_t byte_base = 0, merge_base = 0, max_piece_len = 0, max_chunk_len = 0;
   std::vector<std::pair<uint32_t, uint32_t>> merges;
@@ -84,6 +86,7 @@ RawModel read_raw(const std::vector<uint8_t>& bytes) {
   r.rope_theta = a.rope_theta(), r.norm_eps = a.norm_eps();
   r.question_match = a.question_match(), r.start_pointer = a.start_pointer();
   r.end_pointer = a.end_pointer(), r.no_answer_head = a.no_answer_head();
+  r.question_reread = a.question_reread(), r.passage_reader = a.passage_reader();
   const fb::Specials& s = *m->specials();
   const uint32_t sp[5] = {s.pad(), s.bos(), s.eot(), s.ans(), s.abstain()};
   std::memcpy(r.specials, sp, sizeof sp);
@@ -148,7 +151,8 @@ std::vector<uint8_t> build_raw(const RawModel& r) {
                                     r.moe_top_k, r.moe_d_ff, r.moe_route_block,
                                     r.moe_route_window, fbb.CreateVector(r.moe_layers),
                                     r.vocab_size, r.rope_theta, r.norm_eps, r.question_match,
-                                    r.start_pointer, r.end_pointer, r.no_answer_head);
+                                    r.start_pointer, r.end_pointer, r.no_answer_head,
+                                    r.question_reread, r.passage_reader);
   const auto root = fb::CreateModel(fbb, r.format_version, farch, fsp, ftok, mask, ftensors,
                                     weights, 0);
   fb::FinishModelBuffer(fbb, root);
@@ -172,6 +176,15 @@ void add_f32_tensor(RawModel& r, const std::string& name, std::vector<uint32_t> 
 void add_no_answer_head(RawModel& r) {
   r.start_pointer = r.no_answer_head = true;
   add_f32_tensor(r, "no_answer_w", {r.d_model, r.d_model});
+}
+
+// MODEL.md "Passage reader": the flag (with the start pointer it needs) and
+// its four f32 tensors, kReaderHeads heads of head_dim.
+void add_passage_reader(RawModel& r) {
+  r.start_pointer = r.passage_reader = true;
+  const uint32_t rw = ops::kReaderHeads * r.head_dim;
+  for (const char* name : {"reader_wq", "reader_wk", "reader_wv"}) add_f32_tensor(r, name, {rw, r.d_model});
+  add_f32_tensor(r, "reader_wo", {r.d_model, rw});
 }
 
 RawTensor& tensor(RawModel& r, const std::string& name) {
@@ -423,6 +436,24 @@ std::vector<Case> all_cases() {
     r.weights[t.offset + t.size - 1] = 64;  // the last one out
   }, Q);
 
+  // ---- passage reader (MODEL.md "Passage reader")
+  raw("passage_reader without reader_wv", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    add_passage_reader(r);
+    r.tensors.erase(r.tensors.end() - 2);
+  });
+  raw("passage_reader without start_pointer", AMXQA_ERR_MODEL_ARCH, [](RawModel& r) {
+    add_passage_reader(r);
+    r.start_pointer = false;
+  });
+  raw("reader_w* without passage_reader", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    add_passage_reader(r);
+    r.passage_reader = false;
+  });
+  raw("reader_wo of shape [d, r/2]", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    add_passage_reader(r);
+    tensor(r, "reader_wo").shape[1] /= 2;
+  });
+
   // ---- no-answer head (MODEL.md "No-answer head")
   raw("no_answer_head without no_answer_w", AMXQA_ERR_MODEL_TENSOR,
       [](RawModel& r) { r.start_pointer = r.no_answer_head = true; });
@@ -466,6 +497,12 @@ TEST_SUITE("unit") {
     const Outcome o = try_open(build_raw(r));
     CHECK(o.open == AMXQA_OK);
     CHECK(o.reports == 0);
+    // With the passage reader's flag and tensors (the base of its malformed cases).
+    RawModel pr = read_raw(base_bytes(DType::bf16));
+    add_passage_reader(pr);
+    const Outcome po = try_open(build_raw(pr));
+    CHECK(po.open == AMXQA_OK);
+    CHECK(po.reports == 0);
   }
 
   TEST_CASE("every malformed model gets its exact status") {

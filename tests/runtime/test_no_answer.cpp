@@ -197,13 +197,7 @@ TEST_CASE("no-answer head: moves the margin, same bits on every backend, allocat
     ++n;
     moved += std::fabs(a.info.no_answer_margin - base.info.no_answer_margin) > 0.05f;
     abstained += a.info.abstained;
-    for (size_t b = 1; b < backends.size(); ++b) {
-      const Asked o = ask(backends[b]->s, pr.q, pr.p);
-      CAPTURE(amxqa_isa_name(backends[b]->s->isa));
-      CHECK(o.info.no_answer_margin == a.info.no_answer_margin);  // bit for bit
-      CHECK(o.info.abstained == a.info.abstained);
-      CHECK(o.text == a.text);
-    }
+    check_same_answers(a, backends, 1, pr.q, pr.p);
   }
   CHECK(n > 12);
   CHECK(moved == n);

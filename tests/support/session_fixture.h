@@ -137,6 +137,19 @@ inline Asked ask(amxqa_session* s, const std::string& q, const std::string& p,
   return a;
 }
 
+// Asks sessions[from …] q about p and checks each answer is `want` (another
+// backend's answer to the same) bit for bit: margin, decision, text.
+inline void check_same_answers(const Asked& want, const std::vector<std::unique_ptr<TestSession>>& sessions,
+                               size_t from, const std::string& q, const std::string& p) {
+  for (size_t b = from; b < sessions.size(); ++b) {
+    const Asked o = ask(sessions[b]->s, q, p);
+    CAPTURE(amxqa_isa_name(sessions[b]->s->isa));
+    CHECK(o.info.no_answer_margin == want.info.no_answer_margin);  // bit for bit
+    CHECK(o.info.abstained == want.info.abstained);
+    CHECK(o.text == want.text);
+  }
+}
+
 inline std::vector<uint32_t> encode_text(const amxqa_model* m, const std::string& t) {
   std::vector<uint32_t> ids(t.size() + 1);
   const size_t n = amxqa_tokenize(m, t.data(), t.size(), ids.data(), ids.size());

@@ -82,6 +82,24 @@ void scale_up(TrainModel& m, uint64_t seed) {
   }
 }
 
+// A part that starts at zero (`p`, the no-answer head's W or the passage
+// reader's wo) adds nothing at its init: m's loss is the plain model m0's, bit
+// for bit. Then p is filled with uniform values in ±scale/2 (from `seed`),
+// and the loss must move: the part is live for the gradcheck that follows.
+void zero_init_then_live(TrainModel& m, TrainModel& m0, const Doc& d, const LossOptions& opt, Param& p,
+                         uint64_t seed, float scale) {
+  for (float x : p.w) REQUIRE(x == 0.f);
+  const double zero_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
+  CHECK(zero_loss == m0.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum);
+  uint64_t s = seed;
+  for (float& x : p.w) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x = (static_cast<float>((s >> 40) & 0xFFFF) / 65536.f - 0.5f) * scale;
+  }
+  const double live_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
+  CHECK(std::fabs(live_loss - zero_loss) > 1e-3);
+}
+
 struct Eval {
   double J;
   std::vector<uint64_t> counts;
@@ -303,17 +321,7 @@ TEST_SUITE("unit") {
       Param* W = m.find("no_answer_w");
       REQUIRE(W != nullptr);
       CHECK(m0.find("no_answer_w") == nullptr);
-      // Zero (its init): the head adds nothing, so the loss is the plain model's, bit for bit.
-      for (float x : W->w) REQUIRE(x == 0.f);
-      const double zero_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
-      CHECK(zero_loss == m0.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum);
-      uint64_t s = 77 + abstain;
-      for (float& x : W->w) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        x = (static_cast<float>((s >> 40) & 0xFFFF) / 65536.f - 0.5f) * 1.5f;
-      }
-      const double head_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
-      CHECK(std::fabs(head_loss - zero_loss) > 1e-3);  // the head is live
+      zero_init_then_live(m, m0, d, opt, *W, 77 + abstain, 1.5f);
       // Every tensor: final_norm and the layers reach the loss through h and U.
       CHECK(check_all(m, d, opt, 3) > 0);
       m.zero_grad();
@@ -329,6 +337,50 @@ TEST_SUITE("unit") {
       for (uint32_t p = 3; p < 8; ++p)
         for (size_t i = 0; i < 2; ++i)
           check_coord(m, d, opt, *emb, size_t(d.tokens[p]) * a.d_model + i * (a.d_model / 2) + p);
+    }
+  }
+
+  TEST_CASE("gradcheck: the passage reader (keys read both sides) under the start, end and no-answer scores") {
+    ArchConfig a = tiny_arch(false);
+    a.start_pointer = true;
+    a.end_pointer = true;
+    a.no_answer_head = true;
+    a.passage_reader = true;
+    ArchConfig plain = a;
+    plain.passage_reader = false;
+    for (int abstain = 0; abstain < 2; ++abstain) {
+      Doc d = make_doc(15, 61 + abstain, 40);
+      LossOptions opt = extractive_options(9);
+      if (abstain) {
+        abstain_target(d);
+      } else {  // answer = passage tokens 5..6 then EOT: start, end and id rows
+        d.tokens[10] = d.tokens[5];
+        d.tokens[11] = d.tokens[6];
+        d.tokens[12] = kEot;
+        d.mask.assign(d.tokens.size(), 0);
+        d.mask[9] = d.mask[10] = d.mask[11] = 1;
+        opt.answer_begin = 5;
+      }
+      INFO("abstain " << abstain);
+      TrainModel m(a, 37), m0(plain, 37);
+      scale_up(m, 9);
+      scale_up(m0, 9);
+      Param* wo = m.find("reader_wo");
+      REQUIRE(wo != nullptr);
+      CHECK(m0.find("reader_wq") == nullptr);
+      zero_init_then_live(m, m0, d, opt, *wo, 91 + abstain, 0.5f);
+      CHECK(check_all(m, d, opt, 3) > 0);
+      m.zero_grad();
+      m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+      // More of each reader tensor than the sample, and the final norm (keys and h).
+      for (const char* name : {"reader_wq", "reader_wk", "reader_wv", "reader_wo"}) {
+        Param* w = m.find(name);
+        REQUIRE(w != nullptr);
+        for (size_t i = 0; i < 8; ++i) check_coord(m, d, opt, *w, (i * 977 + 13) % w->w.size());
+      }
+      Param* fn = m.find("final_norm");
+      REQUIRE(fn != nullptr);
+      for (size_t i = 0; i < a.d_model; i += 5) check_coord(m, d, opt, *fn, i);
     }
   }
 

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/train_model.h"
@@ -104,6 +105,23 @@ double trainer_margin(const std::vector<StepStats>& st) {
   double margin = INFINITY;
   for (size_t i = 0; i + 1 < st.size(); ++i) margin = std::min(margin, st[i].loss_sum - st.back().loss_sum);
   return margin;
+}
+
+// Asks session s (over rt) question q about p and checks its no-answer
+// margin and abstain decision against the trainer's ANS-row losses
+// (threshold 0: abstain iff z_∅ beats every start); returns the answer and
+// those losses (ans_row_stats).
+std::pair<Asked, std::vector<StepStats>> ask_margin_agrees(TrainModel& m, const amxqa_model* rt,
+                                                           amxqa_session* s, const char* q,
+                                                           const std::string& p) {
+  const Asked a = ask(s, q, p);
+  REQUIRE(a.status == AMXQA_OK);
+  std::vector<StepStats> st = ans_row_stats(m, rt, q, p);
+  const double margin = trainer_margin(st);
+  INFO("question: " << q << ", runtime margin " << a.info.no_answer_margin << ", trainer " << margin);
+  CHECK(std::fabs(a.info.no_answer_margin - margin) < 1e-3 * std::max(1.0, std::fabs(margin)));
+  CHECK(bool(a.info.abstained) == bool(st.back().correct));
+  return {a, std::move(st)};
 }
 
 // The tiny random model with the question match and the start pointer, the
@@ -231,16 +249,9 @@ TEST_SUITE("unit") {
       auto tm = open_spec(spec);
       auto ts = make_session(tm->model, pointer_options(1));
       REQUIRE(ts->status == AMXQA_OK);
+      CAPTURE(scale);
       for (const char* q : kPointerQuestions) {
-        const Asked a = ask(ts->s, q, p);
-        REQUIRE(a.status == AMXQA_OK);
-        const std::vector<StepStats> st = ans_row_stats(m, tm->model, q, p);
-        const StepStats& none = st.back();
-        const double margin = trainer_margin(st);
-        INFO("scale " << scale << ", question: " << q << ", runtime margin " << a.info.no_answer_margin
-                      << ", trainer " << margin);
-        CHECK(std::fabs(a.info.no_answer_margin - margin) < 1e-3 * std::max(1.0, std::fabs(margin)));
-        CHECK(bool(a.info.abstained) == bool(none.correct));  // τ = 0: abstain iff z_∅ beats every start
+        const Asked a = ask_margin_agrees(m, tm->model, ts->s, q, p).first;
         abstained += a.info.abstained;
         const Asked z = ask(tsz->s, q, p);
         REQUIRE(z.status == AMXQA_OK);
@@ -252,6 +263,51 @@ TEST_SUITE("unit") {
     CHECK(moved == checked);  // the head is live
     CHECK(abstained > 0);     // both decisions are compared
     CHECK(abstained < checked);
+  }
+
+  TEST_CASE("passage reader: the runtime's keys read both sides as the trainer's do (margins, starts)") {
+    ModelSpec spec = pointer_spec();
+    spec.arch.no_answer_head = true;  // its pool reads every key, so the margin sees them all
+    spec.arch.passage_reader = true;
+    TrainModel m(spec.arch, 17);
+    Param* W = m.find("no_answer_w");
+    Param* wo = m.find("reader_wo");
+    REQUIRE(W != nullptr);
+    REQUIRE(wo != nullptr);
+    uint64_t r = 0x7265616465ull;
+    for (float& x : W->w) x = (float(splitmix64(r) >> 40) / 16777216.f - 0.5f) * 3.f;
+    // reader_wo = 0 (its init): the keys the reader moves.
+    spec.tensors = m.to_tensors(DType::f32);
+    auto tz = open_spec(spec);
+    REQUIRE(tz->model != nullptr);
+    CHECK(tz->model->passage_reader);
+    auto tsz = make_session(tz->model, pointer_options(1));
+    REQUIRE(tsz->status == AMXQA_OK);
+    const std::string p = kPointerPassage;
+    size_t moved = 0, checked = 0;
+    for (const float scale : {0.5f, 4.f}) {
+      for (float& x : wo->w) x = (float(splitmix64(r) >> 40) / 16777216.f - 0.5f) * scale;
+      spec.tensors = m.to_tensors(DType::f32);
+      auto tm = open_spec(spec);
+      auto ts = make_session(tm->model, pointer_options(1));
+      REQUIRE(ts->status == AMXQA_OK);
+      CAPTURE(scale);
+      for (const char* q : kPointerQuestions) {
+        const auto [a, st] = ask_margin_agrees(m, tm->model, ts->s, q, p);
+        if (!a.info.abstained) {  // the runtime's start is the trainer's argmax over starts
+          size_t best = 0;
+          for (size_t i = 1; i + 1 < st.size(); ++i)
+            if (st[i].loss_sum < st[best].loss_sum) best = i;
+          CHECK(st[best].correct == 1u);
+        }
+        const Asked z = ask(tsz->s, q, p);
+        REQUIRE(z.status == AMXQA_OK);
+        moved += std::fabs(z.info.no_answer_margin - a.info.no_answer_margin) > 0.05f;
+        ++checked;
+      }
+    }
+    CHECK(checked == 8);
+    CHECK(moved == checked);  // the reader is live
   }
 
   // A recipe that imports `file` (its arch read from the file, whose flag

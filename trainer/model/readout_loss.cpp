@@ -107,6 +107,35 @@ void no_answer_head_backward(Param& W, Work& im, const float* U, size_t np, size
   }
 }
 
+// d(loss)/d(key i) = du reaches the key's inputs: straight through its final
+// norm into dx, or, with the passage reader (MODEL.md "Passage reader"),
+// into im.pdu, which finish_keys_backward sends through the reader first.
+void key_backward(const ArchConfig& a, Param& fn, Work& im, size_t pb, size_t i, const float* du,
+                  float* dx) {
+  const size_t d = a.d_model;
+  if (a.passage_reader) {
+    float* acc = im.pdu.data() + i * d;
+    for (size_t j = 0; j < d; ++j) acc[j] += du[j];
+    return;
+  }
+  simd::rmsnorm_backward(im.x.data() + (pb + i) * d, fn.w.data(), im.pinv[i], du, d,
+                         dx + (pb + i) * d, fn.g.data());
+}
+
+// The passage reader's backward, after every key gradient is in im.pdu: the
+// reader takes dÛ to dU (im.pdu's rows, in place of nothing else), then each
+// key's final norm takes dU into dx.
+void finish_keys_backward(const ArchConfig& a, std::vector<Param>& P, Work& im, size_t pb,
+                          size_t np, float* dx) {
+  const size_t d = a.d_model;
+  Param& fn = P[im.final_norm];
+  float* dU = grow(im.rdu, np * d);
+  reader_backward(a, P, im, im.ru.data(), np, im.pdu.data(), dU);
+  for (size_t i = 0; i < np; ++i)
+    simd::rmsnorm_backward(im.x.data() + (pb + i) * d, fn.w.data(), im.pinv[i], dU + i * d, d,
+                           dx + (pb + i) * d, fn.g.data());
+}
+
 // The ANS row's softmax over positions [pb, pe) then ABSTAIN. xf0 is that row's
 // final-normed state; on backward, im.pdx receives d(loss)/d(xf0), and the
 // keys' gradients go into tok_emb, final_norm and dx at the passage positions.
@@ -120,11 +149,15 @@ void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   float* U = grow(im.pu, np * d);
   float* inv = grow(im.pinv, np);
   float* z = grow(im.pz, np + 1);
+  // The keys: final-normed passage states, read by the passage reader if on.
+  float* Un = a.passage_reader ? grow(im.ru, np * d) : U;
+  for (size_t i = 0; i < np; ++i)
+    inv[i] = ops::rmsnorm(im.x.data() + (pb + i) * d, fn.w.data(), d, a.norm_eps, Un + i * d);
+  if (a.passage_reader) reader_forward(a, P, im, Un, np, U);
   for (size_t i = 0; i <= np; ++i) {  // key i: tok_emb[t_i] + U_i; key np: tok_emb[ABSTAIN]
     const float* e = emb.w.data() + size_t(i < np ? tokens[pb + i] : kAbstain) * d;
     float acc = 0.f;
     if (i < np) {
-      inv[i] = ops::rmsnorm(im.x.data() + (pb + i) * d, fn.w.data(), d, a.norm_eps, U + i * d);
       for (size_t j = 0; j < d; ++j) acc += (e[j] + U[i * d + j]) * xf0[j];
     } else {
       for (size_t j = 0; j < d; ++j) acc += e[j] * xf0[j];
@@ -154,6 +187,10 @@ void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
   float* dh = grow(im.pdx, 2 * d);
   float* du = dh + d;
   std::fill(dh, dh + d, 0.f);
+  if (a.passage_reader) {
+    float* pdu = grow(im.pdu, np * d);
+    std::fill(pdu, pdu + np * d, 0.f);
+  }
   const float g = z[np];  // d(loss)/d(z_∅)
   if (head) {
     no_answer_head_backward(*head, im, U, np, d, xf0, g, z);
@@ -174,8 +211,7 @@ void pointer_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
       const float gp = g * im.nap[i];
       for (size_t j = 0; j < d; ++j) du[j] += gp * w[j];
     }
-    simd::rmsnorm_backward(im.x.data() + (pb + i) * d, fn.w.data(), inv[i], du, d,
-                           dx + (pb + i) * d, fn.g.data());
+    key_backward(a, fn, im, pb, i, du, dx);
   }
 }
 
@@ -230,9 +266,7 @@ void end_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, size_t n, co
       dg[k] += z[j] * U[j * d + k];
       du[k] = z[j] * g[k];
     }
-    const size_t row = s0 + j;
-    simd::rmsnorm_backward(im.x.data() + row * d, fn.w.data(), im.pinv[row - pb], du, d, dx + row * d,
-                           fn.g.data());
+    key_backward(a, fn, im, pb, s0 - pb + j, du, dx);
   }
 }
 
@@ -300,6 +334,8 @@ void readout_loss(const ArchConfig& a, std::vector<Param>& P, Work& im, const ui
       pointer_loss(a, P, im, tokens, n, opt, xf, scale, backward, st, dx);
       std::fill(zi, zi + C, 0.f);  // no id-softmax gradient from this row
       if (end_at) end_loss(a, P, im, n, opt, end_at, xf + d, scale, backward, st, dx);
+      if (backward && a.passage_reader)
+        finish_keys_backward(a, P, im, opt.passage_begin, std::min<size_t>(opt.passage_end, n) - opt.passage_begin, dx);
       continue;
     }
     if (per_step) {

@@ -76,6 +76,7 @@ struct Work {
   std::vector<LayerIdx> layers;
   int tok_emb = -1, final_norm = -1;
   int no_answer_w = -1;  // MODEL.md "No-answer head" (-1: the model has none)
+  int reader_wq = -1, reader_wk = -1, reader_wv = -1, reader_wo = -1;  // MODEL.md "Passage reader"
   std::vector<LayerActs> acts;
   std::vector<float> x;         // [n][d] residual stream after the last layer
   std::vector<uint8_t> qmatch;  // [n] question-match flags of the document (MODEL.md)
@@ -92,6 +93,10 @@ struct Work {
   std::vector<float> pu, pinv, pz, pdx;  // start pointer: keys' norms, 1/rms, scores, d(xf row 0)
   std::vector<float> ez, edx;            // end pointer: scores, d(xf row 1) and a key's du
   std::vector<float> nap, nau;           // no-answer head: pool weights p, [u | W u | Wᵀ h]
+  std::vector<float> pdu, rdu;           // d(loss)/d(pointer keys Û), and d/d(U) [np][d]
+  std::vector<float> ru;                 // passage reader: the keys it reads (U), [np][d]
+  std::vector<float> rq, rk, rv, ro, rp, rcs;  // reader: Q, K (after RoPE), V, O, probs [H][np][np], RoPE
+  std::vector<float> rdo, rdq, rdk, rdv, rdp;  // reader backward scratch
 
   // Backward scratch.
   std::vector<float> dx, dh, dmix, du, dv, dq, dk, dvv, do_, dz, dpre, dact, dS, g2;
@@ -127,6 +132,14 @@ struct Clock {
   }
 };
 inline double seconds_since(double t0) { return Clock::now() - t0; }
+
+// MODEL.md "Passage reader" (passage_reader.cpp): Uhat = U + reader(U) over
+// np passage keys; the backward accumulates the reader's weight gradients and
+// WRITES dU from dUhat. Reads the activations reader_forward kept in `im`.
+void reader_forward(const ArchConfig& a, std::vector<Param>& P, Work& im, const float* U, size_t np,
+                    float* Uhat);
+void reader_backward(const ArchConfig& a, std::vector<Param>& P, Work& im, const float* U, size_t np,
+                     const float* dUhat, float* dU);
 
 // Per-layer passes. Forward reads acts.u (mixers) or acts.v (FFN), writes
 // out[n][d]. Backward reads dout[n][d], accumulates parameter gradients and

@@ -6,6 +6,7 @@
 #include "amxqa_generated.h"  // fb::LayerKind
 #include "model/optimizer_units.h"
 #include "model/train_impl.h"
+#include "ops/ops.h"
 
 namespace amxqa::train {
 namespace {
@@ -38,6 +39,7 @@ void validate(const ArchConfig& a) {
   auto bad = [](const char* why) { throw std::invalid_argument(std::string("ArchConfig: ") + why); };
   if (a.d_model == 0 || a.n_layers == 0 || a.vocab_size <= kAbstain) bad("empty model");
   if (a.no_answer_head && !a.start_pointer) bad("no_answer_head needs start_pointer");
+  if (a.passage_reader && !a.start_pointer) bad("passage_reader needs start_pointer");
   if (a.layer_kinds.size() != a.n_layers) bad("layer_kinds size != n_layers");
   if (a.n_heads == 0 || a.n_kv_heads == 0 || a.n_heads % a.n_kv_heads) bad("heads");
   if (a.head_dim == 0 || a.head_dim % 2) bad("head_dim must be even");
@@ -126,6 +128,14 @@ TrainModel::TrainModel(const ArchConfig& arch, uint64_t seed) : arch_(arch) {
   }
   // MODEL.md "No-answer head": zero, so the head starts out adding nothing.
   if (arch.no_answer_head) im.no_answer_w = add("no_answer_w", {d, d}, -1.f, true);
+  // MODEL.md "Passage reader": wo at zero, so the keys start as the old ones.
+  if (arch.passage_reader) {
+    const uint32_t r = ops::kReaderHeads * arch.head_dim;
+    im.reader_wq = add("reader_wq", {r, d}, std_in, true);
+    im.reader_wk = add("reader_wk", {r, d}, std_in, true);
+    im.reader_wv = add("reader_wv", {r, d}, std_in, true);
+    im.reader_wo = add("reader_wo", {d, r}, -1.f, true);
+  }
   token_seen_.assign(arch.vocab_size, 0);
 }
 

@@ -132,6 +132,9 @@ RunConfig read_run_config(const Recipe& r) {
   a.question_reread = r.boolean("arch.question_reread", false);  // MODEL.md "Question re-read"
   if (a.no_answer_head && !a.start_pointer)
     throw std::runtime_error(r.name() + ": arch.no_answer_head needs arch.start_pointer");
+  a.passage_reader = r.boolean("arch.passage_reader", false);  // MODEL.md "Passage reader"
+  if (a.passage_reader && !a.start_pointer)
+    throw std::runtime_error(r.name() + ": arch.passage_reader needs arch.start_pointer");
   if (a.d_model == 0 || a.n_heads == 0 || a.n_kv_heads == 0 || a.n_heads % a.n_kv_heads || a.head_dim == 0 ||
       a.vocab_size <= kMergeBase)
     throw std::runtime_error(r.name() + ": [arch] is inconsistent (zero size, heads % kv_heads, or vocab <= 261)");

@@ -47,6 +47,10 @@ void check_arch(const fb::Arch& a, const ArchConfig& c, const std::string& path)
   if (a.no_answer_head() && !c.no_answer_head)
     throw std::runtime_error("init.model " + path + ": arch.no_answer_head is set in the model but not in "
                              "the recipe (its no_answer_w would be dropped)");
+  // passage_reader likewise: added (reader_wo starts at zero), never dropped.
+  if (a.passage_reader() && !c.passage_reader)
+    throw std::runtime_error("init.model " + path + ": arch.passage_reader is set in the model but not in "
+                             "the recipe (its reader_w* would be dropped)");
   for (uint32_t l = 0; l < c.n_layers; ++l)
     same(("layer_kinds[" + std::to_string(l) + "]").c_str(),
          a.layer_kinds() && l < a.layer_kinds()->size() ? static_cast<uint64_t>(a.layer_kinds()->Get(l)) : 255, c.layer_kinds[l]);
@@ -137,6 +141,8 @@ void import_init_model(RunContext& ctx) {
   for (Param& p : model.params()) {
     // MODEL.md "No-answer head": a model without it gets the head at zero.
     if (p.name == "no_answer_w" && !m.arch()->no_answer_head()) continue;
+    // MODEL.md "Passage reader": a model without it gets the trainer's init (wo zero).
+    if (p.name.rfind("reader_w", 0) == 0 && !m.arch()->passage_reader()) continue;
     widen_into(m, p, path);
   }
   const auto* mask = m.vocab_mask();
@@ -188,6 +194,7 @@ void set_recipe_arch(Recipe& recipe, const std::string& path) {
   flag("end_pointer", a.end_pointer());
   flag("no_answer_head", a.no_answer_head());
   flag("question_reread", a.question_reread());
+  flag("passage_reader", a.passage_reader());
 }
 
 }  // namespace amxqa::train
