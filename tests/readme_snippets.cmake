@@ -1,8 +1,8 @@
 # CTest readme_snippets.integration: the README's "Use it from your app" blocks
-# (install, C program, CMake project, pkg-config line, Python script, `amxqa
-# serve` and `amxqa batch`) are
-# extracted and run as written by tests/readme_snippets.py, against the tiny
-# random model of the amxqa_tiny_model fixture (sdk/CMakeLists.txt).
+# (install, C program, CMake project, pkg-config line, C++ program, Python
+# script, the CLI, `amxqa serve` and `amxqa batch`) are extracted and run as
+# written by tests/readme_snippets.py, against the tiny random model of the
+# amxqa_tiny_model fixture (sdk/CMakeLists.txt).
 # Not under sanitizers: the installed library and python3 would need their runtime.
 find_program(AMXQA_README_PYTHON3 python3)
 if(AMXQA_README_PYTHON3 AND AMXQA_TINY_TEST_MODEL AND NOT AMXQA_SANITIZE)

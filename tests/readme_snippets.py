@@ -5,7 +5,7 @@ Every fenced block preceded by an HTML comment `<!-- readme-test: NAME -->` in R
 written to WORK/NAME. WORK is laid out like the repository root: `build` links to the build
 tree, `sdk/python` to the Python package, `samples/data/lighthouse.txt` is copied, and
 `sdk/models/default.amxqa` is the tiny random test model. Then the shell blocks run there in
-README order (install.sh, cmake.sh, pkg-config.sh, python.sh) with `sh -e`, sharing the
+README order (install.sh, cmake.sh, pkg-config.sh, cpp.sh, python.sh) with `sh -e`, sharing the
 environment install.sh exports. Each program's last output line must be "(no answer)" or an
 exact substring of the passage (the model is random: only the property is checked).
 
@@ -21,6 +21,9 @@ SOURCE_DIR/../shared/data, and requires the threshold it writes to be the shippe
 best.threshold of sdk/models/calibration.json; SKIPPED where the data is absent. pip.sh is run
 by sdk_python_pip.integration (sdk/tests/python_pip_check.cmake), which builds libamxqa anyway.
 
+cli.sh needs no install either; its last line (`amxqa answer`) must be an exact substring of the
+passage (an empty line when the model abstains).
+
 The CLI blocks (serve.sh, batch.sh, dask.sh) need no install and run on their own, serve.sh
 with $PORT set to a free port, dask.sh with $PYTHON a python3 that imports dask.distributed;
 their last lines must be the JSON answers they document. serve.sh is skipped (and says so)
@@ -35,9 +38,9 @@ import subprocess
 import sys
 
 # Blocks the README must contain, and the shell blocks run, in this order.
-REQUIRED = ["install.sh", "app/ask.c", "app/CMakeLists.txt", "cmake.sh", "pkg-config.sh", "pip.sh", "ask.py",
-            "python.sh", "calibrate.sh", "serve.sh", "batch.sh", "dask.sh"]
-RUN = ["cmake.sh", "pkg-config.sh", "python.sh"]
+REQUIRED = ["install.sh", "app/ask.c", "app/CMakeLists.txt", "cmake.sh", "pkg-config.sh", "app/ask.cpp", "cpp.sh",
+            "pip.sh", "ask.py", "python.sh", "cli.sh", "calibrate.sh", "serve.sh", "batch.sh", "dask.sh"]
+RUN = ["cmake.sh", "pkg-config.sh", "cpp.sh", "python.sh"]
 # CLI blocks, run without the install: how many JSON answer lines end their output.
 # dask.sh answers batch.sh's questions.jsonl, so it runs after it.
 CLI_RUN = {"serve.sh": 1, "batch.sh": 2, "dask.sh": 2}
@@ -162,6 +165,11 @@ def main(argv):
         if answer is None or (answer != "(no answer)" and answer not in passage):
             fail("%s: the last line is neither an answer from the passage nor (no answer): %r" % (name, out))
         print("%s: answer %r" % (name, answer))
+    out = run("cli.sh", work, env).splitlines()
+    answer = out[-1] if out else None
+    if answer is None or answer not in passage:
+        fail("cli.sh: the last line is not an answer from the passage (or empty): %r" % out)
+    print("cli.sh: answer %r" % answer)
     for name, count in CLI_RUN.items():
         if name == "serve.sh" and not shutil.which("curl"):
             print("%s: SKIPPED: no curl on PATH" % name)
