@@ -55,9 +55,9 @@ struct amxqa_model {
   amxqa::WeightView tok_emb;
   const float* final_norm;
   const float* no_answer_w;   // [d, d] f32 with no_answer_head, else null
-  // MODEL.md "Passage reader", f32, else null: wq/wk/wv [r, d], wo [d, r],
-  // r = ops::kReaderHeads · head_dim.
-  const float *reader_wq, *reader_wk, *reader_wv, *reader_wo;
+  // MODEL.md "Passage reader" (empty views without it): wq/wk/wv [r, d],
+  // wo [d, r], r = ops::kReaderHeads · head_dim.
+  amxqa::WeightView reader_wq, reader_wk, reader_wv, reader_wo;
   amxqa::LayerWeights layers[amxqa::kMaxLayers];
   const void* fb_root;        // const amxqa::fb::Model*
   const uint8_t* data;

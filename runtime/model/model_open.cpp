@@ -117,10 +117,12 @@ void fill_model(const fb::Model& m, const uint8_t* data, size_t len, amxqa_model
   out->final_norm = f32_of(m, "final_norm");
   out->no_answer_w = a.no_answer_head() ? f32_of(m, "no_answer_w") : nullptr;
   out->passage_reader = a.passage_reader();
-  out->reader_wq = a.passage_reader() ? f32_of(m, "reader_wq") : nullptr;
-  out->reader_wk = a.passage_reader() ? f32_of(m, "reader_wk") : nullptr;
-  out->reader_wv = a.passage_reader() ? f32_of(m, "reader_wv") : nullptr;
-  out->reader_wo = a.passage_reader() ? f32_of(m, "reader_wo") : nullptr;
+  if (a.passage_reader()) {
+    out->reader_wq = view_of(m, "reader_wq");
+    out->reader_wk = view_of(m, "reader_wk");
+    out->reader_wv = view_of(m, "reader_wv");
+    out->reader_wo = view_of(m, "reader_wo");
+  }
   char nm[32];
   for (uint32_t l = 0; l < a.n_layers(); ++l) {
     LayerWeights& L = out->layers[l];

@@ -386,12 +386,12 @@ uint32_t required_tensors(const fb::Arch& a, TensorRule* rules) {
   n = add_rule(rules, n, none, "tok_emb", false, V, d);
   n = add_rule(rules, n, none, "final_norm", true, d);
   if (a.no_answer_head()) n = add_rule(rules, n, none, "no_answer_w", true, d, d);
-  if (a.passage_reader()) {  // MODEL.md "Passage reader": f32, kReaderHeads heads of head_dim
+  if (a.passage_reader()) {  // MODEL.md "Passage reader": matrices, kReaderHeads heads of head_dim
     const uint32_t r = ops::kReaderHeads * hd;
-    n = add_rule(rules, n, none, "reader_wq", true, r, d);
-    n = add_rule(rules, n, none, "reader_wk", true, r, d);
-    n = add_rule(rules, n, none, "reader_wv", true, r, d);
-    n = add_rule(rules, n, none, "reader_wo", true, d, r);
+    n = add_rule(rules, n, none, "reader_wq", false, r, d);
+    n = add_rule(rules, n, none, "reader_wk", false, r, d);
+    n = add_rule(rules, n, none, "reader_wv", false, r, d);
+    n = add_rule(rules, n, none, "reader_wo", false, d, r);
   }
   const auto* moe = a.moe_layers();
   for (uint32_t l = 0; l < a.n_layers(); ++l) {

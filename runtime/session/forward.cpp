@@ -17,15 +17,6 @@
 namespace amxqa {
 namespace {
 
-// Y = X · Wᵀ for m rows: the decode path (m = 1) is matvec, prefill is matmul.
-void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
-          size_t ldy) {
-  if (m == 1)
-    k.matvec(w, X, Y);
-  else
-    k.matmul(w, X, ldx, m, Y, ldy);
-}
-
 // Q, K and V of m rows from the same input U: in prefill one matmul_shared
 // (the activations quantised once for the three int8 products).
 void qkv(const Kernels& k, const LayerWeights& lw, const float* U, size_t ldu, size_t m,
@@ -121,6 +112,14 @@ struct RopeTable {
 // table's dot_rows (keys at any stride) and the softmax the table's: both in
 // the canonical order, so every ISA gets the same bits; the weighted sum of
 // values is a plain loop the compiler vectorises.
+void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+          size_t ldy) {
+  if (m == 1)
+    k.matvec(w, X, Y);
+  else
+    k.matmul(w, X, ldx, m, Y, ldy);
+}
+
 void attend_row(const Kernels& k, const float* q, const float* K, const float* V, size_t stride,
                 size_t n, size_t hd, float* probs, float* out) {
   for (size_t j = 0; j < n; ++j) probs[j] = 0.f;

@@ -37,6 +37,12 @@ inline void decode_step(amxqa_session* s, uint32_t id) { forward_rows(s, &id, 1,
 // forward_rows block (the start pointer's per-position keys).
 void final_norm_rows(const amxqa_session* s, uint32_t r0, uint32_t n, float* out);
 
+// Y = X · Wᵀ for m ≤ kPrefillRows rows (X row stride ldx, Y ldy): the decode
+// path (m = 1) is matvec, prefill is matmul. bf16 and i8 weights give the same
+// bits on every ISA (canonical_bf16.h, canonical_i8.h).
+void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
+          size_t ldy);
+
 // One softmax-attention query q (hd floats) against n keys K and values V
 // (rows at `stride`): out = softmax(q · K_j / sqrt(hd)) · V, probs n floats of
 // scratch. Canonical order on the session's table: every ISA, the same bits.

@@ -3,13 +3,12 @@
 // only to their left) each attend over the whole passage, both sides, and
 // take the result into their residual: Û_i = U_i + Wo · attend(q_i; K, V).
 // K and V of every token come first, from the keys as the prefill left them,
-// so each key can then be updated in place. Every product is the kernel
-// table's dot_rows and softmax, whose canonical order gives every ISA the
-// same bits (as the no-answer head, the reader's weights are f32 in every
-// file).
+// so each block of keys can then be updated in place. The four products are
+// the kernel table's weight GEMMs and the attention its attend_gemm (no mask)
+// and softmax: with bf16 or i8 weights every ISA computes the same bits.
 #include "session/passage_reader.h"
 
-#include <cstring>
+#include <cmath>
 
 #include "ops/ops.h"
 #include "session/forward.h"
@@ -17,19 +16,18 @@
 namespace amxqa {
 namespace {
 
-// y[rows] += W[rows][cols] · x (dot_rows adds to y).
-void add_rows_times(const Kernels& k, const float* W, size_t rows, size_t cols, const float* x,
-                    float* y) {
-  k.dot_rows(W, cols, rows, x, cols, y);
-}
-
-// y[rows] = W[rows][cols] · x.
-void rows_times(const Kernels& k, const float* W, size_t rows, size_t cols, const float* x, float* y) {
-  std::memset(y, 0, rows * sizeof(float));
-  add_rows_times(k, W, rows, cols, x, y);
-}
+// Queries whose scores over the whole passage are formed at once: the score
+// matrix is kScoreRows × n floats of the session.
+constexpr uint32_t kScoreRows = 16;
 
 }  // namespace
+
+size_t reader_floats(const amxqa_model& m, size_t n, bool& ovf) {
+  const size_t r = size_t(ops::kReaderHeads) * m.head_dim;
+  const size_t per_token = 2 * r + m.head_dim + kScoreRows;  // K, V, a RoPE row, scores
+  if (n > SIZE_MAX / per_token) ovf = true;
+  return n * per_token + 2 * size_t(kPrefillRows) * r;  // + a block's Q and O
+}
 
 void read_passage(amxqa_session* s, uint32_t n) {
   const amxqa_model& m = *s->model;
@@ -39,23 +37,38 @@ void read_passage(amxqa_session* s, uint32_t n) {
   float* K = s->reader_buf;
   float* V = K + size_t(n) * r;
   float* cs = V + size_t(n) * r;
-  float* probs = cs + size_t(n) * hd;
-  float* q = probs + n;
-  float* o = q + r;
+  float* S = cs + size_t(n) * hd;
+  float* Q = S + size_t(kScoreRows) * n;
+  float* O = Q + size_t(kPrefillRows) * r;
+  float* R = s->blk.tmp;  // kPrefillRows × d, free once the prefill is done
   ops::rope_table(0, n, hd, m.rope_theta, cs);
-  for (uint32_t i = 0; i < n; ++i) {
-    const float* u = s->pass_u + size_t(i) * d;
-    rows_times(k, m.reader_wk, r, d, u, K + size_t(i) * r);
-    rows_times(k, m.reader_wv, r, d, u, V + size_t(i) * r);
-    ops::rope_apply(K + size_t(i) * r, heads, hd, cs + size_t(i) * hd);
+  for (uint32_t i0 = 0; i0 < n; i0 += kPrefillRows) {
+    const uint32_t rows = n - i0 < kPrefillRows ? n - i0 : kPrefillRows;
+    const float* U = s->pass_u + size_t(i0) * d;
+    gemm(k, m.reader_wk, U, d, rows, K + size_t(i0) * r, r);
+    gemm(k, m.reader_wv, U, d, rows, V + size_t(i0) * r, r);
+    for (uint32_t t = 0; t < rows; ++t)
+      ops::rope_apply(K + size_t(i0 + t) * r, heads, hd, cs + size_t(i0 + t) * hd);
   }
-  for (uint32_t i = 0; i < n; ++i) {
-    float* u = s->pass_u + size_t(i) * d;
-    rows_times(k, m.reader_wq, r, d, u, q);
-    ops::rope_apply(q, heads, hd, cs + size_t(i) * hd);
-    for (size_t h = 0; h < heads; ++h)
-      attend_row(k, q + h * hd, K + h * hd, V + h * hd, r, n, hd, probs, o + h * hd);
-    add_rows_times(k, m.reader_wo, d, r, o, u);
+  for (uint32_t i0 = 0; i0 < n; i0 += kPrefillRows) {
+    const uint32_t rows = n - i0 < kPrefillRows ? n - i0 : kPrefillRows;
+    float* U = s->pass_u + size_t(i0) * d;
+    gemm(k, m.reader_wq, U, d, rows, Q, r);
+    for (uint32_t t = 0; t < rows; ++t)
+      ops::rope_apply(Q + size_t(t) * r, heads, hd, cs + size_t(i0 + t) * hd);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    for (uint32_t t0 = 0; t0 < rows; t0 += kScoreRows) {
+      const uint32_t q = rows - t0 < kScoreRows ? rows - t0 : kScoreRows;
+      for (size_t h = 0; h < heads; ++h) {  // every query sees every key: no mask
+        k.attend_gemm(true, q, n, hd, scale, Q + size_t(t0) * r + h * hd, r, K + h * hd, r, S, n,
+                      kNoCausalLimit);
+        for (uint32_t t = 0; t < q; ++t) k.softmax(S + size_t(t) * n, n);
+        k.attend_gemm(false, q, hd, n, 1.f, S, n, V + h * hd, r, O + size_t(t0) * r + h * hd, r,
+                      kNoCausalLimit);
+      }
+    }
+    gemm(k, m.reader_wo, O, r, rows, R, d);
+    for (size_t i = 0; i < size_t(rows) * d; ++i) U[i] += R[i];
   }
 }
 

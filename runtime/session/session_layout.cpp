@@ -15,7 +15,7 @@
 #include "api/errors.h"
 #include "cpu/isa_select.h"
 #include "kernels/amx/amx_thread.h"
-#include "ops/ops.h"
+#include "session/passage_reader.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer.h"
 
@@ -105,14 +105,6 @@ Dims dims_of(const amxqa_model& m) {
   d.ff_w = m.d_ff > m.moe_d_ff ? m.d_ff : m.moe_d_ff;
   d.kv_cap = d.W + kPrefillRows;
   return d;
-}
-
-// MODEL.md "Passage reader": the reader's scratch for np passage tokens
-// (passage_reader.cpp): K and V (r each), a RoPE row (hd) and a score per
-// token, then one token's q and o (r each).
-size_t reader_floats(const amxqa_model& m, size_t np, bool& ovf) {
-  const size_t r = size_t(ops::kReaderHeads) * m.head_dim;
-  return mul(np, 2 * r + m.head_dim + 1, ovf) + 2 * r;
 }
 
 // Places (or, with s == nullptr, only measures) every sub-buffer.

@@ -179,7 +179,7 @@ void add_no_answer_head(RawModel& r) {
 }
 
 // MODEL.md "Passage reader": the flag (with the start pointer it needs) and
-// its four f32 tensors, kReaderHeads heads of head_dim.
+// its four matrices (f32 here), kReaderHeads heads of head_dim.
 void add_passage_reader(RawModel& r) {
   r.start_pointer = r.passage_reader = true;
   const uint32_t rw = ops::kReaderHeads * r.head_dim;
@@ -448,6 +448,10 @@ std::vector<Case> all_cases() {
   raw("reader_w* without passage_reader", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
     add_passage_reader(r);
     r.passage_reader = false;
+  });
+  raw("reader_wq as a vector", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
+    add_passage_reader(r);
+    tensor(r, "reader_wq").shape.resize(1);
   });
   raw("reader_wo of shape [d, r/2]", AMXQA_ERR_MODEL_TENSOR, [](RawModel& r) {
     add_passage_reader(r);

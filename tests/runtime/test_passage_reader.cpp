@@ -15,17 +15,23 @@ using namespace amxqa::test;
 
 namespace {
 
-TensorSpec random_f32(const char* name, uint32_t rows, uint32_t cols, uint64_t seed, float scale) {
+// A [rows, cols] tensor of uniform values in ±scale/2, stored as `dt` in the
+// layout the writer gives model matrices of that dtype.
+TensorSpec random_tensor(const char* name, uint32_t rows, uint32_t cols, uint64_t seed, float scale,
+                         DType dt = DType::f32) {
   TensorSpec w;
   w.name = name;
   w.shape = {rows, cols};
+  w.dtype = dt;
+  if (dt == DType::bf16) w.layout = Layout::vnni2;
+  if (dt == DType::i8) w.layout = Layout::vnni4;
   Rng r{seed};
   for (uint32_t i = 0; i < rows * cols; ++i) w.values.push_back((float(r.next() >> 40) / 16777216.f - 0.5f) * scale);
   return w;
 }
 
 // A start/end-pointer model with the no-answer head, and the reader's four
-// tensors (random, so it is live) when `reader`; the same weights otherwise.
+// matrices (random, so it is live) when `reader`; the same weights otherwise.
 ModelSpec reader_spec(bool reader, DType dt) {
   ModelSpec spec = make_random_model("tiny", 23, dt);
   spec.arch.start_pointer = true;
@@ -33,12 +39,12 @@ ModelSpec reader_spec(bool reader, DType dt) {
   spec.arch.no_answer_head = true;
   spec.arch.passage_reader = reader;
   const uint32_t d = spec.arch.d_model, r = ops::kReaderHeads * spec.arch.head_dim;
-  spec.tensors.push_back(random_f32("no_answer_w", d, d, 19, 0.1f));
-  if (reader) {
-    spec.tensors.push_back(random_f32("reader_wq", r, d, 31, 0.5f));
-    spec.tensors.push_back(random_f32("reader_wk", r, d, 37, 0.5f));
-    spec.tensors.push_back(random_f32("reader_wv", r, d, 41, 0.5f));
-    spec.tensors.push_back(random_f32("reader_wo", d, r, 43, 0.5f));
+  spec.tensors.push_back(random_tensor("no_answer_w", d, d, 19, 0.1f));
+  if (reader) {  // matrices: the model's dtype, so every ISA computes the same bits
+    spec.tensors.push_back(random_tensor("reader_wq", r, d, 31, 0.5f, dt));
+    spec.tensors.push_back(random_tensor("reader_wk", r, d, 37, 0.5f, dt));
+    spec.tensors.push_back(random_tensor("reader_wv", r, d, 41, 0.5f, dt));
+    spec.tensors.push_back(random_tensor("reader_wo", d, r, 43, 0.5f, dt));
   }
   return spec;
 }
@@ -80,7 +86,7 @@ TEST_CASE("passage reader: moves the scores, same bits on every backend, allocat
     auto without = open_spec(reader_spec(false, dt));
     REQUIRE(with->model != nullptr);
     CHECK(with->model->passage_reader);
-    CHECK(with->model->reader_wo != nullptr);
+    CHECK(with->model->reader_wo.data != nullptr);
     CHECK_FALSE(without->model->passage_reader);
     auto plain = make_session(without->model, default_options());
     REQUIRE(plain->status == AMXQA_OK);

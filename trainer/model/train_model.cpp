@@ -174,7 +174,8 @@ std::vector<TensorSpec> TrainModel::to_tensors(DType matrix_dtype, uint8_t weigh
     const size_t dot = name.find('.');
     const std::string base = dot == std::string::npos ? name : name.substr(dot + 1);
     return base == "tok_emb" || base == "wq" || base == "wk" || base == "wv" || base == "wo" ||
-           base == "w1" || base == "w2" || base == "moe_w1" || base == "moe_w2";
+           base == "w1" || base == "w2" || base == "moe_w1" || base == "moe_w2" ||
+           base.rfind("reader_w", 0) == 0;  // MODEL.md "Passage reader"'s four
   };
   std::vector<TensorSpec> out;
   out.reserve(params_.size());
