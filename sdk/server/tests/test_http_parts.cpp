@@ -334,5 +334,10 @@ TEST_SUITE("unit") {
     CHECK(text.find("# TYPE amxqa_answer_duration_seconds histogram\n") != std::string::npos);
     CHECK(route_of("/v1/answer") == Route::kAnswer);
     CHECK(route_of("/v1/answer/") == Route::kOther);
+    CHECK(route_of("/") == Route::kPage);
+    CHECK(route_of("/ui/app.js") == Route::kPage);
+    CHECK(route_of("/uix") == Route::kOther);
+    m.count_reply(Route::kPage, 200);
+    CHECK(m.render(g).find("amxqa_http_requests_total{route=\"page\",status=\"200\"} 1\n") != std::string::npos);
   }
 }
