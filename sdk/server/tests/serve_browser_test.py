@@ -7,8 +7,8 @@ the standard library; no Selenium, no downloads).
 
 Exits 77 (CTest: skipped) when `chromium` or `chromedriver` is missing: install them with
 `sdk/setup-deps.sh --browser`. Starts `amxqa serve` on a free port with windows of 160
-tokens and, using the keyboard only (keys sent to the focused field, Enter to ask, the arrow
-keys between tabs), checks that the highlighted span is exactly the API's answer (the same
+tokens and, using the keyboard only (keys sent to the focused field, Enter to ask or Tab to the
+Ask button and Enter, the arrow keys between tabs), checks that the highlighted span is exactly the API's answer (the same
 request sent to POST /v1/answer directly) for an answerable question, an unanswerable one
 ("the passage does not say", nothing highlighted), a non-ASCII passage (accents, CJK, and
 an emoji before the answer: the API's character offsets become UTF-16 indexes) and a long
@@ -43,6 +43,7 @@ UNICODE = ("The café 🌊 on Plymouth Hoe serves crème brûlée beside 東京�
            "was designed by the engineer Åsa Ødegård-Núñez.")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C WebDriver element reference key
 ENTER = "\ue007"
+TAB = "\ue004"
 ARROW_RIGHT = "\ue014"
 # Chromium as root on a closed network: no sandbox, no GPU, and nothing that calls home.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -111,6 +112,11 @@ class Browser:
             self.call("POST", "/element/%s/clear" % e, {})
         self.call("POST", "/element/%s/value" % e, {"text": text})
 
+    def keys(self, *keys):
+        """Keys pressed on whatever has the focus (WebDriver actions), as a keyboard does."""
+        steps = [{"type": t, "value": k} for k in keys for t in ("keyDown", "keyUp")]
+        self.call("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": steps}]})
+
     def wait(self, script, what, timeout=30):
         deadline = time.time() + timeout
         while time.time() < deadline:
@@ -136,8 +142,9 @@ class Browser:
             self.driver.kill()
 
 
-def ask(browser, question, passage=None, threshold=""):
-    """Types the question (and the threshold) and presses Enter; the page's result once shown."""
+def ask(browser, question, passage=None, threshold="", tab_to_button=False):
+    """Types the question (and the threshold) and presses Enter there, or Tab to the Ask
+    button and Enter on it; the page's result once shown."""
     if passage is not None:
         # The passage is set as the field's value: WebDriver cannot type characters past
         # U+FFFF (the emoji), and a long passage typed key by key only costs time.
@@ -147,7 +154,13 @@ def ask(browser, question, passage=None, threshold=""):
     browser.type("#threshold", threshold) if threshold else browser.js(
         "document.getElementById('threshold').value = ''")
     seq = browser.js("return document.getElementById('result').dataset.seq")
-    browser.type("#question", question + ENTER)
+    if tab_to_button:
+        browser.type("#question", question)
+        browser.keys(TAB)
+        check(browser.js("return document.activeElement.id") == "ask", "Tab from the question does not reach Ask")
+        browser.keys(ENTER)
+    else:
+        browser.type("#question", question + ENTER)
     browser.wait("return document.getElementById('result').dataset.seq !== %s" % json.dumps(seq),
                  "the answer to %r" % question)
     return browser.js("""
@@ -168,8 +181,9 @@ def api(port, body, key=None):
     return got
 
 
-def check_case(name, browser, port, question, passage, threshold="", expect_abstain=None, key=None):
-    page = ask(browser, question, passage, threshold)
+def check_case(name, browser, port, question, passage, threshold="", expect_abstain=None, key=None,
+               tab_to_button=False):
+    page = ask(browser, question, passage, threshold, tab_to_button)
     body = {"question": question, "context": passage, "top_k": 3, "windows": True}
     if threshold:
         body["threshold"] = float(threshold)
@@ -269,7 +283,7 @@ def main(argv):
         # A phone's width: nothing wider than the window, the answer still shown.
         browser.call("POST", "/window/rect", {"width": 390, "height": 844})
         browser.open(url)
-        check_case("phone width", browser, server.port, q, LIGHTHOUSE, expect_abstain=False)
+        check_case("phone width", browser, server.port, q, LIGHTHOUSE, expect_abstain=False, tab_to_button=True)
         widths = browser.js("return [document.documentElement.scrollWidth, window.innerWidth]")
         check(widths[0] <= widths[1], "phone width: the page is %d px wide in a %d px window" % tuple(widths))
     finally:
