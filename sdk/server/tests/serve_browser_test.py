@@ -7,16 +7,16 @@ the standard library; no Selenium, no downloads).
 
 Exits 77 (CTest: skipped) when `chromium` or `chromedriver` is missing: install them with
 `sdk/setup-deps.sh --browser`. Starts `amxqa serve` on a free port with windows of 160
-tokens and, using the keyboard only (keys sent to the focused field, Enter to ask or Tab to the
-Ask button and Enter, the arrow keys between tabs), checks that the highlighted span is exactly the API's answer (the same
-request sent to POST /v1/answer directly) for an answerable question, an unanswerable one
-("the passage does not say", nothing highlighted), a non-ASCII passage (accents, CJK, and
-an emoji before the answer: the API's character offsets become UTF-16 indexes) and a long
-passage (the window the answer came from); that the Model tab shows GET /v1/model and
-whether a key is needed; that a server with --api-key is asked through the key field; and
-that the page fits a phone-width (390 px) window without sideways scrolling. SCREENSHOT
-gets a PNG of the answered page (the README's is sdk/server/ui/screenshot.png: copy it
-there to refresh it).
+tokens and, using the keyboard only (keys sent to the focused field, Enter to ask or Tab
+to the Ask button and Enter, the arrow keys between tabs), checks that the highlighted span
+is exactly the API's answer (the same request sent to POST /v1/answer directly) for an
+answerable question, an unanswerable one ("the passage does not say", nothing
+highlighted), a non-ASCII passage (accents, CJK, and an emoji before the answer: the API's
+character offsets become UTF-16 indexes) and a long passage (the window the answer came
+from); that the Model tab shows GET /v1/model and whether a key is needed; that a server
+with --api-key is asked through the key field; and that the page fits a phone-width
+(390 px) window without sideways scrolling. SCREENSHOT gets a PNG of the answered page
+(the README's is sdk/server/ui/screenshot.png: copy it there to refresh it).
 """
 import base64
 import json
