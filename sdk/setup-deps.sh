@@ -3,6 +3,8 @@
 # Idempotent: when everything is already installed it changes nothing and
 # never touches the network (apt-get update runs only if a package is missing).
 # Works as root, or through sudo for other users.
+#   --browser  also Debian's headless Chromium and its driver, for the browser test of
+#              `amxqa serve`'s page (sdk/server/tests/serve_browser_test.py; skipped without)
 set -euo pipefail
 
 packages=(
@@ -24,6 +26,13 @@ packages=(
   # (the peers run on Node.js and npm's onnxruntime-node, not listed: these machines carry
   # nodejs with its own npm, which Debian's npm package conflicts with)
 )
+
+for arg in "$@"; do
+  case "$arg" in
+    --browser) packages+=(chromium chromium-driver) ;;  # about 90 MB: only on request (CI asks)
+    *) echo "setup-deps: unknown option $arg (known: --browser)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -9,7 +9,8 @@ the optional "top_k", "threshold", "max_answer_tokens", "windows", "window_overl
 "whole_words" (README "Request fields"; amxqa.request parses and answers them).
 Output, in input order, one line per input line (blank lines are skipped), as `amxqa batch`
 writes it:
-  {"id", "answer", "score", "start", "end", "byte_start", "byte_end", "no_answer", "candidates"}
+  {"id", "answer", "score", "start", "end", "byte_start", "byte_end", "no_answer",
+   "no_answer_margin", "no_answer_threshold", "windows", "window", "candidates"}
       start/end: characters of the context; byte_start/byte_end: its UTF-8 bytes
   {"id", "error": {"code", "message", "line"}}   a bad line, or a failed task
 Nothing is dropped: a line that cannot be parsed or answered, or whose task failed on

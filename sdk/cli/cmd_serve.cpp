@@ -19,20 +19,25 @@ const char kHelp[] =
     "                   [--max-queue Q] [--max-connections C] [--header-timeout S]\n"
     "                   [--body-timeout S] [--idle-timeout S] [--drain-timeout S]\n"
     "                   [--api-key K] [--cors-origin O] [--max-passage-tokens T]\n"
-    "                   [--threshold X] [--isa ISA] [--split-words]\n\n"
+    "                   [--no-ui] [--threshold X] [--isa ISA] [--split-words]\n\n"
     "Answers questions over HTTP until SIGTERM or SIGINT, which stop accepting, answer\n"
     "every request already accepted and exit 0 (a second signal stops waiting).\n\n"
     "  POST /v1/answer  {\"question\", \"context\", \"top_k\"?, \"threshold\"?, \"max_answer_tokens\"?,\n"
     "                    \"windows\"?, \"window_overlap\"?, \"whole_words\"?} (README: Request fields;\n"
     "                   an unknown field is a 422 naming it)\n"
     "                   -> {\"answer\", \"score\", \"start\", \"end\", \"byte_start\", \"byte_end\",\n"
-    "                       \"no_answer\", \"candidates\"}\n"
+    "                       \"no_answer\", \"no_answer_margin\", \"no_answer_threshold\", \"windows\",\n"
+    "                       \"window\", \"candidates\"}\n"
     "                   score: the answer's probability (0..1); start, end: Unicode character\n"
     "                   offsets of the answer in context (byte_start, byte_end: UTF-8 bytes);\n"
-    "                   threshold: this request's no-answer threshold.\n"
+    "                   threshold: this request's no-answer threshold (no_answer iff\n"
+    "                   no_answer_margin > no_answer_threshold); window: the passage window\n"
+    "                   (of windows) the answer came from.\n"
     "                   candidates: up to top_k (default 1, at most 100) distinct spans by\n"
     "                   score, the first the answer (amxqa_answer_topk; more than one only\n"
     "                   for a start-pointer model such as the default).\n"
+    "  GET /            a page to try the model in a browser (passage, question, the answer\n"
+    "                   highlighted; the model card); it calls POST /v1/answer like any client\n"
     "  GET /health      {\"status\": \"ok\", \"workers\": N}\n"
     "  GET /v1/model    architecture, version, calibrated threshold, recipe, scores\n"
     "  GET /metrics     Prometheus text: requests by route and status, answer latency\n"
@@ -57,7 +62,8 @@ const char kHelp[] =
     "  --api-key K             /v1/* needs \"Authorization: Bearer K\" (default: $AMXQA_API_KEY;\n"
     "                          none: no key); /health and /metrics stay open\n"
     "  --cors-origin O         allow browser calls from O (comma-separated origins, or *):\n"
-    "                          OPTIONS preflights and Access-Control-Allow-* headers\n";
+    "                          OPTIONS preflights and Access-Control-Allow-* headers\n"
+    "  --no-ui                 serve no page: GET / is a 404, as every route but the API\n";
 
 // Seconds for a timeout: more than 0, at most a day.
 CLI::Option* add_seconds(App& app, const char* name, double* value) {
@@ -85,6 +91,8 @@ int cmd_serve(int argc, char** argv, int first) {
   add_seconds(app, "--drain-timeout", &serve.drain_timeout_s);
   CLI::Option* key_opt = app.add_option("--api-key", serve.api_key);
   app.add_option("--cors-origin", cors);
+  bool no_ui = false;
+  app.add_flag("--no-ui", no_ui);
   if (int rc = parse_args(cmd, app, argc, argv, first, std::string(kHelp) + kWorkerOptionsHelp); rc >= 0) return rc;
 
   // The environment keeps the key out of `ps`; the flag wins when both are set.
@@ -100,6 +108,7 @@ int cmd_serve(int argc, char** argv, int first) {
     serve.cors_origins.push_back(cors.substr(pos, comma - pos));
     pos = comma + 1;
   }
+  serve.ui = !no_ui;
   amxqa::serve::CorsPolicy check;
   if (!check.set_origins(serve.cors_origins, &why)) return usage_error(cmd, why);
 

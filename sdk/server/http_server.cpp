@@ -32,6 +32,7 @@
 #include "model_json.h"
 #include "qa_response.h"
 #include "serve_metrics.h"
+#include "ui_page.h"
 
 namespace amxqa::serve {
 
@@ -671,8 +672,9 @@ bool Server::run(const sigset_t& stop_signals, std::string* error) {
   std::vector<std::thread> workers;
   for (size_t i = 0; i < pool_.size(); ++i) workers.emplace_back([this, i] { worker_main(i); });
 
-  std::fprintf(stderr, "amxqa serve: listening on http://%s:%d (%zu workers, backend %s)\n", options_.host.c_str(),
-               port_, pool_.size(), amxqa_isa_name(pool_.at(0).session.isa()));
+  std::fprintf(stderr, "amxqa serve: listening on http://%s:%d (%zu workers, backend %s)%s\n", options_.host.c_str(),
+               port_, pool_.size(), amxqa_isa_name(pool_.at(0).session.isa()),
+               table_.page.empty() ? "" : "; open it in a browser to try the model");
   std::fflush(stderr);
 
   std::vector<epoll_event> events(256);
@@ -743,6 +745,7 @@ bool serve_http(const amxqa::Model& model, SessionPool& pool, const ServeOptions
   if (!table.cors.set_origins(options.cors_origins, error)) return false;
   table.health_body = "{\"status\":\"ok\",\"workers\":" + std::to_string(pool.size()) + "}";
   table.model_body = model_info_body(model, pool.size(), pool.at(0).max_passage_tokens);
+  if (options.ui) table.page = embedded_page();
 
   ServeOptions fitted = options;
   fitted.max_connections = fit_descriptor_limit(options.max_connections);

@@ -30,6 +30,7 @@ struct ServeOptions {
   size_t max_connections = 1024;   // open at once; more evict the idlest, or are refused
   std::string api_key;             // empty: /v1/* needs no key
   std::vector<std::string> cors_origins;  // empty: no CORS headers
+  bool ui = true;                  // the page at GET / (ui_page.h); false (--no-ui): 404 there
 };
 
 // Binds, prints "amxqa serve: listening on http://HOST:PORT ..." on stderr,

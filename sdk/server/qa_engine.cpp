@@ -86,6 +86,10 @@ QaError answer_request(Worker& w, const QaRequest& req, QaAnswer* out) {
 
   out->no_answer = info.abstained != 0;
   out->score = info.probability;
+  out->no_answer_margin = info.no_answer_margin;
+  out->no_answer_threshold = info.no_answer_threshold;
+  out->windows = info.windows;
+  out->window = info.window;
   for (size_t i = 0; i < n_spans; ++i) {
     out->candidates.emplace_back();
     set_span(req.context, w.spans[i].begin, w.spans[i].end, &out->candidates.back());

@@ -1,6 +1,7 @@
 #include "qa_response.h"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace amxqa::serve {
@@ -36,9 +37,16 @@ uint64_t chars_before(const std::string& s, uint64_t n) {
   return chars;
 }
 
+// JSON has no infinities (a threshold of 1e39 is +inf as a float).
+json finite_or_null(float v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
 json answer_json(const QaAnswer& a) {
   json j = span_json(a);
   j["no_answer"] = a.no_answer;
+  j["no_answer_margin"] = finite_or_null(a.no_answer_margin);
+  j["no_answer_threshold"] = finite_or_null(a.no_answer_threshold);
+  j["windows"] = a.windows;
+  j["window"] = a.window;
   json candidates = json::array();
   for (const QaCandidate& k : a.candidates) candidates.push_back(span_json(k));
   if (a.candidates.empty() && !a.no_answer) candidates.push_back(span_json(a));

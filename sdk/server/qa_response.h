@@ -27,6 +27,11 @@ using QaCandidate = QaSpan;
 
 struct QaAnswer : QaSpan {
   bool no_answer = false;
+  // The no-answer decision (amxqa_answer_info): abstained iff margin > threshold.
+  float no_answer_margin = 0.f, no_answer_threshold = 0.f;
+  // Passage windows answered (1 for a passage that fits) and the one the
+  // answer, or the reported abstention, came from (from 0).
+  uint32_t windows = 1, window = 0;
   // With top_k > 1: the best spans, [0] the answer itself; empty otherwise
   // (candidates then holds the answer alone). Reused: clear() keeps capacity.
   std::vector<QaCandidate> candidates;
@@ -37,7 +42,9 @@ struct QaAnswer : QaSpan {
 void set_span(const std::string& context, uint64_t b, uint64_t e, QaSpan* span);
 
 // {"answer","score","start","end","byte_start","byte_end","no_answer",
+//  "no_answer_margin","no_answer_threshold","windows","window",
 //  "candidates":[{"answer","score","start","end","byte_start","byte_end"}]}.
+// A margin or threshold that is not finite is written as null.
 // candidates: QaAnswer::candidates when the request asked for top_k > 1, else
 // the answer's one span (none on no_answer).
 std::string answer_body(const QaAnswer& a);

@@ -8,7 +8,7 @@ namespace amxqa::serve {
 
 namespace {
 
-const char* const kRouteLabels[kRoutes] = {"/v1/answer", "/v1/model", "/health", "/metrics", "other"};
+const char* const kRouteLabels[kRoutes] = {"/v1/answer", "/v1/model", "/health", "/metrics", "page", "other"};
 const char* const kTimeoutLabels[kTimeouts] = {"header", "body", "idle", "send"};
 
 void line(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -45,6 +45,7 @@ Route route_of(const std::string& path) {
   if (path == "/v1/model") return Route::kModel;
   if (path == "/health") return Route::kHealth;
   if (path == "/metrics") return Route::kMetrics;
+  if (path == "/" || path.compare(0, 4, "/ui/") == 0) return Route::kPage;
   return Route::kOther;
 }
 

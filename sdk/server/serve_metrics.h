@@ -12,9 +12,10 @@
 
 namespace amxqa::serve {
 
-enum class Route { kAnswer, kModel, kHealth, kMetrics, kOther };
-constexpr size_t kRoutes = 5;
-// The route label of a request path: one of five, so a client cannot grow the metrics.
+enum class Route { kAnswer, kModel, kHealth, kMetrics, kPage, kOther };
+constexpr size_t kRoutes = 6;
+// The route label of a request path: one of six, so a client cannot grow the
+// metrics. "page" is GET / and the page's files (/ui/...).
 Route route_of(const std::string& path);
 
 enum class Timeout { kHeader, kBody, kIdle, kSend };

@@ -58,7 +58,7 @@ if(NOT LAST_OUT STREQUAL first_answer)
   message("FAIL answer-stdin: '${LAST_OUT}' differs from the file answer '${first_answer}'")
   math(EXPR failures "${failures} + 1")
 endif()
-expect(answer-json 0 "^{\"answer\":.*\"span_begin\":[0-9]+,\"span_end\":[0-9]+,\"abstained\":(true|false),\"stopped_on_eot\":(true|false),\"mean_logprob\":[-0-9.e]+,\"probability\":[0-9.e-]+,\"no_answer_margin\":[-0-9.e]+,\"no_answer_threshold\":[-0-9.e]+,\"question_tokens\":[0-9]+,\"passage_tokens\":[0-9]+,\"answer_tokens\":[0-9]+,\"prefill_ns\":[0-9]+,\"decode_ns\":[0-9]+,\"windows\":1,\"window\":0,\"isa\":\"scalar\"}\n$" "^$"
+expect(answer-json 0 "^{\"answer\":.*\"no_answer\":(true|false),\"no_answer_margin\":[-0-9.e]+,\"no_answer_threshold\":[-0-9.e]+,\"windows\":1,\"window\":0,\"candidates\":.*\"span_begin\":[0-9]+,\"span_end\":[0-9]+,\"abstained\":(true|false),\"stopped_on_eot\":(true|false),\"mean_logprob\":[-0-9.e]+,\"probability\":[0-9.e-]+,\"question_tokens\":[0-9]+,\"passage_tokens\":[0-9]+,\"answer_tokens\":[0-9]+,\"prefill_ns\":[0-9]+,\"decode_ns\":[0-9]+,\"isa\":\"scalar\"}\n$" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --isa scalar)
 # The answer is the exact passage bytes of its span.
 string(JSON text GET "${LAST_OUT}" answer)
@@ -79,9 +79,9 @@ expect(answer-white-space-question 1 "^$" "^amxqa answer: AMXQA_ERR_EMPTY_QUESTI
   COMMAND ${CLI} answer --model ${MODEL} --question "   " --passage-file ${passage})
 # Thresholds: inf never abstains (JSON has no inf: null), a very low one always
 # does, a bad one is a usage error.
-expect(answer-threshold-inf 0 "\"abstained\":false.*\"no_answer_threshold\":null" "^$"
+expect(answer-threshold-inf 0 "\"no_answer_threshold\":null.*\"abstained\":false" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --threshold inf)
-expect(answer-threshold-low 0 "\"abstained\":true.*\"no_answer_threshold\":-1(\\.0*[0-9]*)?e\\+?30" "^$"
+expect(answer-threshold-low 0 "\"no_answer_threshold\":-1(\\.0*[0-9]*)?e\\+?30.*\"abstained\":true" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --threshold -1e30)
 expect(answer-threshold-nan 2 "^$" "^amxqa answer: --threshold must be[^\n]*\n$"
   COMMAND ${CLI} answer --model ${MODEL} --question q --passage-file ${passage} --threshold nan)
@@ -168,7 +168,7 @@ expect(calibrate-no-data 2 "^$" "^amxqa calibrate: --data is required[^\n]*\n$" 
 # The request fields on the command line (README "Request fields"): top-k spans
 # with character and byte offsets, windows for a long passage, whose error
 # names the CLI flags, never amxqa_session_options.
-expect(answer-top-k 0 "^{\"answer\":[^\n]*\"byte_start\":[0-9]+,\"byte_end\":[0-9]+,\"no_answer\":(true|false),\"candidates\":\\[" "^$"
+expect(answer-top-k 0 "^{\"answer\":[^\n]*\"byte_start\":[0-9]+,\"byte_end\":[0-9]+,\"no_answer\":(true|false),\"no_answer_margin\":[^,]+,\"no_answer_threshold\":[^,]+,\"windows\":1,\"window\":0,\"candidates\":\\[" "^$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --json --top-k 3 --threshold inf)
 expect(answer-long-passage 1 "^$" "^amxqa answer: AMXQA_ERR_PASSAGE_TOO_LONG: [^\n]*--max-passage-tokens[^\n]*--windows\n$"
   COMMAND ${CLI} answer --model ${MODEL} --question "Who designed the present tower?" --passage-file ${passage} --max-passage-tokens 32)

@@ -4,8 +4,8 @@
 // byte 1 how the bytes arrive. It must never crash, and reading the bytes
 // as they trickle in must give the same requests and the same error as
 // reading them at once (the server resumes the parser at every read). Each
-// request read is routed (sdk/server/http_routes.h) with an API key and
-// CORS on, and its reply must serialise to a well-formed head.
+// request read is routed (sdk/server/http_routes.h) with an API key, CORS
+// and a page on, and its reply must serialise to a well-formed head.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -58,6 +58,7 @@ void check_request(const amxqa::serve::HttpRequest& r, const HttpLimits& limits)
     t.cors.set_origins({"https://app.example"}, &why);
     t.health_body = "{}";
     t.model_body = "{}";
+    t.page = {{"/", "text/html; charset=utf-8", "<p>page</p>"}, {"/ui/app.js", "text/javascript; charset=utf-8", "//"}};
     return t;
   }();
   amxqa::serve::HttpReply reply;

@@ -7,7 +7,8 @@ answers a JSONL line exactly as `amxqa batch` does:
     session = amxqa.Model(path).session(max_top_k=amxqa.request.MAX_TOP_K)
     req = amxqa.request.parse(json.loads(line), require_id=True)   # RequestError
     out = amxqa.request.answer(session, req)                      # RequestError
-    # out: {"answer", "score", "start", "end", "byte_start", "byte_end", "no_answer", "candidates"}
+    # out: {"answer", "score", "start", "end", "byte_start", "byte_end", "no_answer",
+    #       "no_answer_margin", "no_answer_threshold", "windows", "window", "candidates"}
 
 start/end are characters of the context, byte_start/byte_end its UTF-8 bytes.
 """
@@ -142,7 +143,17 @@ def answer(session, req):
     if not out:  # no answer: an empty span at 0, and the probability of "no answer"
         out = {"answer": "", "score": session.last_probability, "start": 0, "end": 0, "byte_start": 0,
                "byte_end": 0}
+    info = session._info  # the call's amxqa_answer_info
     out["score"] = session.last_probability
     out["no_answer"] = not candidates
+    out["no_answer_margin"] = _finite_or_none(info.no_answer_margin)
+    out["no_answer_threshold"] = _finite_or_none(info.no_answer_threshold)
+    out["windows"] = info.windows
+    out["window"] = info.window
     out["candidates"] = candidates
     return out
+
+
+def _finite_or_none(v):
+    """JSON has no infinity (a threshold of 1e39 is +inf as a float): None, as qa_response.cpp."""
+    return v if math.isfinite(v) else None

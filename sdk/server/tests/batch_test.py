@@ -61,7 +61,8 @@ def check_output(name, text, expect, passage):
     for got, (line_no, id_, code) in zip(out, expect):
         check(got.get("id") == id_, "%s: line %d: id %r, expected %r" % (name, line_no, got.get("id"), id_))
         if code is None:
-            keys = {"id", "answer", "score", "start", "end", "byte_start", "byte_end", "no_answer", "candidates"}
+            keys = {"id", "answer", "score", "start", "end", "byte_start", "byte_end", "no_answer",
+                    "no_answer_margin", "no_answer_threshold", "windows", "window", "candidates"}
             check(set(got) == keys, "%s: line %d: keys %s" % (name, line_no, sorted(got)))
             if not got.get("no_answer", True):
                 span = passage.encode()[got["byte_start"]:got["byte_end"]].decode("utf-8", "replace")

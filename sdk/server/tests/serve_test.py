@@ -7,7 +7,8 @@ Starts the server on a free port (--port 0; the port is read from its stderr), w
 /health, then checks: /health and /v1/model; answers (offsets into the context, score in 0..1,
 at most top_k candidates, distinct, the first the answer) and that concurrent requests from several client threads
 get the same answers as one at a time; every bad-input class with its status and JSON error
-body; a soak of SOAK requests with the server's VmRSS flat within 1 MiB after warm-up; a
+body; the page at GET / and its files with their strict headers, nothing else of it
+served, and none of it with --no-ui; a soak of SOAK requests with the server's VmRSS flat within 1 MiB after warm-up; a
 request in flight when SIGTERM arrives is finished; exit code 0 on SIGTERM and on SIGINT.
 The model is random: only properties are checked, never an answer's text.
 """
@@ -36,7 +37,8 @@ def check_answer(name, reply, context, top_k=1):
     check(status == 200, "%s: status %s %r" % (name, status, a))
     if status != 200:
         return
-    keys = {"answer", "score", "start", "end", "byte_start", "byte_end", "no_answer", "candidates"}
+    keys = {"answer", "score", "start", "end", "byte_start", "byte_end", "no_answer", "no_answer_margin",
+            "no_answer_threshold", "windows", "window", "candidates"}
     check(set(a) == keys, "%s: keys %s" % (name, sorted(a)))
     check(0.0 <= a["score"] <= 1.0, "%s: score %r" % (name, a["score"]))
     check(len(a["candidates"]) <= top_k, "%s: %d candidates for top_k %d" % (name, len(a["candidates"]), top_k))
@@ -134,6 +136,25 @@ def check_bad_inputs(port, passage):
     check(status == 404 and got.get("error", {}).get("code") == "not_found", "unknown route: %d %r" % (status, got))
 
 
+def check_page(port):
+    """GET / and the page's own files, with the strict headers; nothing else of ui/."""
+    html = None
+    for path, kind in [("/", "text/html"), ("/ui/app.js", "text/javascript"), ("/ui/app.css", "text/css"),
+                       ("/ui/lighthouse.txt", "text/plain")]:
+        status, headers, body = request(port, "GET", path, raw=True)
+        check(status == 200 and headers.get("content-type", "").startswith(kind), "page %s: %d %r" % (path, status, headers))
+        check(headers.get("content-security-policy", "").startswith("default-src 'self'"), "page %s: CSP %r" % (path, headers))
+        check(headers.get("x-content-type-options") == "nosniff", "page %s: no nosniff" % path)
+        check(headers.get("referrer-policy") == "no-referrer", "page %s: no Referrer-Policy" % path)
+        html = html or body
+    check(b'<script src="/ui/app.js"' in html, "page: the HTML does not load /ui/app.js")
+    for path in ["/ui/", "/ui/nope.js", "/index.html", "/ui/../ui/app.js"]:
+        status, _, _ = request(port, "GET", path, raw=True)
+        check(status == 404, "page: %s answered %d, not 404" % (path, status))
+    status, headers, _ = request(port, "GET", "/health", raw=True)
+    check("content-security-policy" not in headers, "the API's replies changed: %r" % headers)
+
+
 def soak(server, passage):
     """SOAK requests (1 in 10 malformed) on keep-alive connections from two threads."""
     # One sentence: the soak is about memory and the HTTP path, and a short context keeps
@@ -206,6 +227,7 @@ def main(argv):
         check_info(server.port)
         check_answers(server.port, passage)
         check_bad_inputs(server.port, passage)
+        check_page(server.port)
         soak(server, passage)
         drain(server, passage)
         rc = server.proc.wait(timeout=20)
@@ -213,7 +235,9 @@ def main(argv):
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
-    server = Server(cli, model)
+    server = Server(cli, model, "--no-ui")
+    status, _, _ = request(server.port, "GET", "/", raw=True)
+    check(status == 404, "--no-ui: GET / answered %d, not 404" % status)
     rc = server.stop(signal.SIGINT)
     check(rc == 0, "SIGINT: exit code %r" % rc)
     return finish("serve_test")

@@ -1,7 +1,8 @@
 // test_http_parts.cpp — the transport pieces of `amxqa serve` without
 // sockets (suite "unit"): the HTTP/1.x request reader fed whole and a byte at
 // a time, its limits and error classes; the API key and CORS checks; the
-// routes (401, 404, 405, OPTIONS); the bounded queue; the metrics text.
+// routes (401, 404, 405, OPTIONS), the page's files and their headers; the
+// bounded queue; the metrics text.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -13,6 +14,7 @@
 #include "http_reply.h"
 #include "http_routes.h"
 #include "serve_metrics.h"
+#include "ui_page.h"
 
 using namespace amxqa::serve;
 using Result = HttpRequestParser::Result;
@@ -232,6 +234,61 @@ TEST_SUITE("unit") {
     CHECK(serialize(head, 1, false, false).find("Connection: close") != std::string::npos);
   }
 
+  TEST_CASE("the page: GET / and its own files only, no key, strict headers; none with --no-ui") {
+    RouteTable t;
+    t.api_key = "k";
+    t.model_body = "{}";
+    t.page = embedded_page();
+    // The three files of sdk/server/ui, each as the HTML links it, and the sample passage.
+    REQUIRE(t.page.size() == 4);
+    std::string html;
+    for (const PageFile& f : t.page) {
+      HttpReply reply;
+      CHECK(route_request(make_request("GET", f.path), t, &reply) == Dispatch::kReply);
+      CHECK(reply.status == 200);  // no key: the page asks for one and sends it to /v1/*
+      CHECK(reply.body == f.body);
+      CHECK(!reply.body.empty());
+      CHECK(reply.content_type.find("; charset=utf-8") != std::string::npos);
+      REQUIRE(find_header(reply, "Content-Security-Policy") != nullptr);
+      CHECK(find_header(reply, "Content-Security-Policy")->find("default-src 'self'") == 0);
+      CHECK(*find_header(reply, "X-Content-Type-Options") == "nosniff");
+      CHECK(*find_header(reply, "Referrer-Policy") == "no-referrer");
+      if (f.path == "/") html = f.body;
+    }
+    CHECK(html.find("src=\"/ui/app.js\"") != std::string::npos);
+    CHECK(html.find("href=\"/ui/app.css\"") != std::string::npos);
+    CHECK(t.page.back().path == "/ui/lighthouse.txt");
+    // No inline script or style for the CSP to refuse: the only <script> is the file.
+    CHECK(html.find("<script src=") == html.find("<script"));
+    CHECK(html.find("<style") == std::string::npos);
+    CHECK(html.find(" style=") == std::string::npos);
+    CHECK(html.find(" onclick=") == std::string::npos);
+
+    HttpReply reply;
+    route_request(make_request("HEAD", "/ui/app.js"), t, &reply);
+    CHECK(reply.status == 200);
+    route_request(make_request("POST", "/"), t, &reply);
+    CHECK(reply.status == 405);
+    CHECK(*find_header(reply, "Allow") == "GET, HEAD, OPTIONS");
+    route_request(make_request("GET", "/ui/"), t, &reply);
+    CHECK(reply.status == 404);  // nothing but the files themselves
+    route_request(make_request("GET", "/ui/../index.html"), t, &reply);
+    CHECK(reply.status == 404);
+    route_request(make_request("GET", "/index.html"), t, &reply);
+    CHECK(reply.status == 404);
+    CHECK(reply.body.find("GET / (the page)") != std::string::npos);
+    route_request(make_request("GET", "/v1/model"), t, &reply);
+    CHECK(reply.status == 401);  // the API keeps its key
+    CHECK(find_header(reply, "Content-Security-Policy") == nullptr);  // and its headers
+
+    t.page.clear();  // --no-ui
+    route_request(make_request("GET", "/"), t, &reply);
+    CHECK(reply.status == 404);
+    CHECK(reply.body.find("the page") == std::string::npos);
+    route_request(make_request("OPTIONS", "/ui/app.js"), t, &reply);
+    CHECK(reply.status == 404);
+  }
+
   TEST_CASE("the bounded queue refuses past its capacity and drains after close") {
     BoundedQueue<int> q(2);
     int a = 1, b = 2, c = 3;
@@ -277,5 +334,10 @@ TEST_SUITE("unit") {
     CHECK(text.find("# TYPE amxqa_answer_duration_seconds histogram\n") != std::string::npos);
     CHECK(route_of("/v1/answer") == Route::kAnswer);
     CHECK(route_of("/v1/answer/") == Route::kOther);
+    CHECK(route_of("/") == Route::kPage);
+    CHECK(route_of("/ui/app.js") == Route::kPage);
+    CHECK(route_of("/uix") == Route::kOther);
+    m.count_reply(Route::kPage, 200);
+    CHECK(m.render(g).find("amxqa_http_requests_total{route=\"page\",status=\"200\"} 1\n") != std::string::npos);
   }
 }

@@ -190,8 +190,21 @@ TEST_SUITE("unit") {
     CHECK(body["no_answer"] == false);
     REQUIRE(body["candidates"].size() == 1);
     CHECK(body["candidates"][0]["answer"] == "Ann");
+    CHECK(body["windows"] == 1);
+    CHECK(body["window"] == 0);
     a.no_answer = true;
-    CHECK(json::parse(answer_body(a))["candidates"].empty());
+    a.no_answer_margin = 2.5f;
+    a.no_answer_threshold = 1.0f;
+    a.windows = 3;
+    a.window = 2;
+    const json abstained = json::parse(answer_body(a));
+    CHECK(abstained["candidates"].empty());
+    CHECK(abstained["no_answer_margin"] == 2.5);
+    CHECK(abstained["no_answer_threshold"] == 1.0);
+    CHECK(abstained["windows"] == 3);
+    CHECK(abstained["window"] == 2);
+    a.no_answer_threshold = INFINITY;  // JSON has no infinity: null, still valid JSON
+    CHECK(json::parse(answer_body(a))["no_answer_threshold"].is_null());
     const json err = json::parse(error_body(make_error(422, "empty_field", "\"question\" is empty")));
     CHECK(err["error"]["code"] == "empty_field");
     CHECK(err["error"]["message"] == "\"question\" is empty");
