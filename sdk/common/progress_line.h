@@ -1,4 +1,4 @@
-// progress_line.h — the one way amxqa, amxqa-train and amxqa-bench show
+// progress_line.h — the one way amxqa and amxqa-train show
 // progress. On a terminal, one line redrawn in place ("\r" + text + erase to
 // end of line), at most every `terminal_seconds`. Anywhere else (a log file, a
 // pipe) "\r" would join every update into one endless line, so the same text
