@@ -57,6 +57,12 @@ struct TensorSpec {
   // i8 only: 7 stores q in [-63, 63] (scale = absmax / 63; MODEL.md "7-bit
   // weights"), 8 in [-127, 127] (scale = absmax / 127).
   uint8_t weight_bits = 8;
+  // Already stored: when `stored` is not empty the writer copies these bytes
+  // (dtype and layout as the file holds them) and, for i8, stored_scales (the
+  // f32 per-row scales' bytes), instead of converting `values`, which stays
+  // empty. read_model (model_reader.h) gives tensors this way, so a rewritten
+  // file keeps its weights bit for bit.
+  std::vector<uint8_t> stored, stored_scales;
 };
 
 struct Provenance {

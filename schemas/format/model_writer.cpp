@@ -36,7 +36,7 @@ struct Placement {
 Placement place(const TensorSpec& t, uint64_t& cursor) {
   const std::string what = "write_model: tensor " + t.name + ": ";
   if (t.shape.empty()) throw std::runtime_error(what + "empty shape");
-  if (t.values.size() != product(t.shape))
+  if (t.stored.empty() && t.values.size() != product(t.shape))
     throw std::runtime_error(what + std::to_string(t.values.size()) + " values for " +
                              std::to_string(product(t.shape)) + " elements");
   if (static_cast<unsigned>(t.dtype) > 2 || static_cast<unsigned>(t.layout) > 2)
@@ -54,10 +54,14 @@ Placement place(const TensorSpec& t, uint64_t& cursor) {
   p.offset = align64(cursor);
   p.size = product(t.shape) * elem_size(t.dtype);
   cursor = p.offset + p.size;
-  if (t.dtype == DType::i8) {
+  const uint64_t scale_bytes = t.dtype == DType::i8 ? p.slices * p.rows * sizeof(float) : 0;
+  if (scale_bytes) {
     p.scale_offset = align64(cursor);
-    cursor = p.scale_offset + p.slices * p.rows * sizeof(float);
+    cursor = p.scale_offset + scale_bytes;
   }
+  if (!t.stored.empty() && (t.stored.size() != p.size || t.stored_scales.size() != scale_bytes))
+    throw std::runtime_error(what + "stored bytes are not its shape's (" + std::to_string(t.stored.size()) + " + " +
+                             std::to_string(t.stored_scales.size()) + " scale bytes)");
   return p;
 }
 
@@ -74,9 +78,15 @@ uint64_t packed_index(Layout layout, uint64_t rows, uint64_t cols, uint64_t r, u
 
 namespace {
 
-// Converts and packs a tensor's values into blob + placement.
+// Converts and packs a tensor's values into blob + placement (or copies its
+// stored bytes).
 void store(const TensorSpec& t, const Placement& p, uint8_t* blob) {
   uint8_t* dst = blob + p.offset;
+  if (!t.stored.empty()) {
+    std::memcpy(dst, t.stored.data(), t.stored.size());
+    if (!t.stored_scales.empty()) std::memcpy(blob + p.scale_offset, t.stored_scales.data(), t.stored_scales.size());
+    return;
+  }
   float* scales = t.dtype == DType::i8 ? reinterpret_cast<float*>(blob + p.scale_offset) : nullptr;
   const uint64_t slice_elems = p.rows * p.cols;
   const float qmax = t.weight_bits == 7 ? 63.f : 127.f;

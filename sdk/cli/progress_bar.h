@@ -1,25 +1,27 @@
-// progress_bar.h — progress on stderr: one self-overwriting line on a
-// terminal; otherwise one plain line per 10% so logs stay readable.
+// progress_bar.h — progress of a question set on stderr (console::ProgressLine):
+// one self-overwriting bar on a terminal (every 100 ms); in a log, the same
+// figures as a line of its own every 10 s and at the end.
 #pragma once
 #include <chrono>
 #include <cstddef>
 #include <string>
+
+#include "progress_line.h"
 
 namespace amxqa::cli {
 
 class ProgressBar {
  public:
   explicit ProgressBar(size_t total);
-  // Redraws at most every 100 ms (and always at done == total).
+  // Shows the bar when the line is due (always at done == total).
   void update(size_t done, const std::string& extra);
   void finish();
   double elapsed_seconds() const;
 
  private:
   size_t total_;
-  bool enabled_;  // stderr is a terminal
-  size_t last_decile_ = 0;
-  std::chrono::steady_clock::time_point start_, last_draw_;
+  console::ProgressLine line_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace amxqa::cli

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 
 namespace amxqa::paths {
 
@@ -22,11 +23,29 @@ bool is_file(const std::string& path) {
   return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+namespace {
+
+bool is_checkout(const std::string& root) {
+  return is_file(root + "/include/amxqa.h") && is_file(root + "/sdk/models/default.amxqa");
+}
+
+// CMAKE_HOME_DIRECTORY of the build folder's CMakeCache.txt, "" if none.
+std::string configured_source(const std::string& build_dir) {
+  std::ifstream cache(build_dir + "/CMakeCache.txt");
+  const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+  for (std::string line; std::getline(cache, line);)
+    if (line.compare(0, key.size(), key) == 0) return line.substr(key.size());
+  return "";
+}
+
+}  // namespace
+
 std::string checkout_root() {
   const std::string dir = exe_dir();
   if (dir.empty()) return "";
-  const std::string root = dir + "/../..";
-  return is_file(root + "/include/amxqa.h") && is_file(root + "/sdk/models/default.amxqa") ? root : "";
+  if (is_checkout(dir + "/../..")) return dir + "/../..";
+  const std::string source = configured_source(dir + "/..");
+  return !source.empty() && is_checkout(source) ? source : "";
 }
 
 std::string default_model() {

@@ -6,8 +6,8 @@
 // The default model, first that exists:
 //   1. $AMXQA_MODEL (used as is when set, so a typo is reported, not skipped)
 //   2. <exe_dir>/../share/amxqa/default.amxqa   (an installed prefix)
-//   3. <checkout>/sdk/models/default.amxqa      (a build folder inside the
-//      checkout, e.g. build/bin/amxqa: see checkout_root())
+//   3. <checkout>/sdk/models/default.amxqa      (an uninstalled build, wherever
+//      its folder is: see checkout_root())
 #pragma once
 #include <string>
 
@@ -16,8 +16,12 @@ namespace amxqa::paths {
 // Folder of the running executable, "" when /proc/self/exe is unreadable.
 std::string exe_dir();
 
-// The source checkout the executable was built in, found as <exe_dir>/../..
-// when that folder holds include/amxqa.h and sdk/models (build/bin/X), else "".
+// The source checkout the executable was built from, else "": <exe_dir>/../..
+// when that folder holds include/amxqa.h and sdk/models (build/bin/X inside
+// the checkout), else the folder the build folder's own CMakeCache.txt
+// (<exe_dir>/../CMakeCache.txt) names as CMAKE_HOME_DIRECTORY, for a build
+// folder anywhere (`cmake -S . -B /elsewhere/build`). Nothing is compiled in:
+// an installed prefix has no CMakeCache.txt and finds nothing here.
 std::string checkout_root();
 
 // True for an existing regular file.

@@ -108,8 +108,9 @@ uint64_t for_each_paragraph(const std::string& path, uint64_t max_bytes, bool jo
 }
 
 std::string data_digest(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return path + " (missing)";
+  if (!f) return base + " (missing)";  // the file name only: a model file carries no folder
   std::vector<unsigned char> buf(1 << 20);
   size_t n = std::fread(buf.data(), 1, buf.size(), f);
   std::fseek(f, 0, SEEK_END);
@@ -117,7 +118,6 @@ std::string data_digest(const std::string& path) {
   std::fclose(f);
   char hex[32];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(buf.data(), n)));
-  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   return base + " fnv1a64-1MiB=" + hex + " bytes=" + std::to_string(size);
 }
 

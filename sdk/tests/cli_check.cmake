@@ -187,6 +187,22 @@ expect(calibrate-help 0 "max-over-refusal PCT.*default 15" "^$" COMMAND ${CLI} c
 expect(squad-no-out 2 "^$" "^amxqa squad: --out is required[^\n]*\n$"
   COMMAND ${CLI} squad --model ${MODEL} --data ${squad})
 
+# The default model from a build folder anywhere (sdk/common/amxqa_paths.h): a
+# copy of the binary in a folder laid out as a build folder outside the
+# checkout (bin/amxqa beside a CMakeCache.txt that names the checkout) finds
+# sdk/models/default.amxqa; without that CMakeCache.txt, the error names where
+# an installed prefix keeps it.
+file(MAKE_DIRECTORY ${WORK_DIR}/elsewhere/build/bin)
+file(COPY ${CLI} DESTINATION ${WORK_DIR}/elsewhere/build/bin)
+get_filename_component(cli_name ${CLI} NAME)
+set(moved_cli ${WORK_DIR}/elsewhere/build/bin/${cli_name})
+set(no_env ${CMAKE_COMMAND} -E env --unset=AMXQA_MODEL)
+expect(default-model-no-build-folder 1 "^$" "share/amxqa/default.amxqa"
+  COMMAND ${no_env} ${moved_cli} inspect)
+file(WRITE ${WORK_DIR}/elsewhere/build/CMakeCache.txt "CMAKE_HOME_DIRECTORY:INTERNAL=${SOURCE_DIR}\n")
+expect(default-model-build-folder-anywhere 0 "^file +${SOURCE_DIR}/sdk/models/default.amxqa " "^$"
+  COMMAND ${no_env} ${moved_cli} inspect)
+
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} CLI check(s) failed")
 endif()

@@ -1,14 +1,22 @@
 # CTest sdk_python_pip.integration (cmake -P): `pip install sdk/python` and
-# `pip wheel sdk/python` give a package that answers on its own, offline.
-#   1. A copy of the checkout (pip builds in place: build/ and *.egg-info stay
-#      out of the real one). README's pip.sh block makes a venv that sees
-#      Debian's setuptools and wheel and installs sdk/python into it with
-#      --no-build-isolation --no-index, and answers from /; setup.py
-#      builds libamxqa (amxqa_shared only, -j2) and bundles it and the default
-#      model. From another folder, with no AMXQA_* variable and no PYTHONPATH,
-#      amxqa.Model(amxqa.default_model()) answers, both found in the venv.
-#   2. pip wheel of the same copy (the CMake build is reused), then the copy
-#      is hidden (renamed) and a second venv installs the wheel and answers.
+# `pip wheel sdk/python` give a package that answers on its own, offline, and
+# leave nothing in the checkout that breaks a later build or install.
+#   1. A copy of the checkout (without build folders, git data, training runs,
+#      the README's venv, and what an older setup.py left in sdk/python: build/
+#      and *.egg-info). README's pip.sh block makes a venv that sees Debian's
+#      setuptools and wheel and installs sdk/python into it with
+#      --no-build-isolation --no-index, and answers from /; setup.py builds
+#      libamxqa (amxqa_shared only, -j2) outside the checkout and bundles it and
+#      the default model. From another folder, with no AMXQA_* variable and no
+#      PYTHONPATH, amxqa.Model(amxqa.default_model()) answers, both found in the
+#      venv. The copy must then hold nothing new under sdk/python (no build/, no
+#      *.egg-info): what `pip install` leaves is what the next `ctest` copies.
+#   2. pip wheel of the same copy (the CMake build is reused through
+#      $AMXQA_BUILD_DIR), then the copy is hidden (renamed) and a second venv
+#      installs the wheel and answers.
+#   3. The copy moved to another folder: pip install again into a third venv,
+#      with the same $AMXQA_BUILD_DIR, whose CMake cache now names the old
+#      folder (setup.py replaces it), and answer.
 # Prints "SKIPPED: ..." (the test's skip pattern) when venv or pip is missing.
 # Inputs: PYTHON (Debian's python3), SOURCE_DIR, WORK_DIR.
 cmake_minimum_required(VERSION 3.20)
@@ -25,10 +33,12 @@ endif()
 
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR}/elsewhere)
-# The checkout without its build folders, git data and training runs.
+# The checkout without its build folders, git data, training runs, the README's
+# venv, and the in-place build of an older setup.py (sdk/python/build, *.egg-info).
 file(COPY ${SOURCE_DIR}/ DESTINATION ${WORK_DIR}/src
-  REGEX "^${SOURCE_DIR}/(build[^/]*|\\.git|\\.cache|trainer/runs)$" EXCLUDE
-  PATTERN __pycache__ EXCLUDE)
+  REGEX "^${SOURCE_DIR}/(build[^/]*|\\.git|\\.cache|trainer/runs|venv|sdk/python/build|sdk/python/[^/]*\\.egg-info)$"
+  EXCLUDE PATTERN __pycache__ EXCLUDE)
+file(GLOB python_dir_before RELATIVE ${WORK_DIR}/src/sdk/python ${WORK_DIR}/src/sdk/python/*)
 
 # Runs the answer script with the venv's python from a folder outside both
 # trees, with nothing in the environment that points at libamxqa or a model.
@@ -68,11 +78,16 @@ file(WRITE ${WORK_DIR}/src/pip.sh "${block}\n")
 file(MAKE_DIRECTORY ${WORK_DIR}/bin)
 file(CREATE_LINK ${PYTHON} ${WORK_DIR}/bin/python3 SYMBOLIC)
 set(pip_env ${CMAKE_COMMAND} -E env PIP_DISABLE_PIP_VERSION_CHECK=1 --unset=AMXQA_LIBRARY --unset=AMXQA_MODEL
-  --unset=PYTHONPATH)
+  --unset=PYTHONPATH AMXQA_BUILD_DIR=${WORK_DIR}/libamxqa-build)
 run_step("README pip.sh (pip install --no-build-isolation --no-index sdk/python)" ${CMAKE_COMMAND} -E chdir
   ${WORK_DIR}/src ${pip_env} "PATH=${WORK_DIR}/bin:$ENV{PATH}" sh -e pip.sh)
 message("${STEP_OUTPUT}")
 answer_with(src/venv)
+file(GLOB python_dir_after RELATIVE ${WORK_DIR}/src/sdk/python ${WORK_DIR}/src/sdk/python/*)
+if(NOT python_dir_after STREQUAL python_dir_before)
+  message(FATAL_ERROR "pip install left files in the checkout's sdk/python: ${python_dir_after} "
+    "(before: ${python_dir_before})")
+endif()
 
 run_step("pip wheel --no-build-isolation --no-index sdk/python" ${pip_env}
   ${WORK_DIR}/src/venv/bin/python -m pip wheel --no-build-isolation --no-index --no-deps -w ${WORK_DIR}/wheels
@@ -87,4 +102,14 @@ run_step("python3 -m venv (wheel)" ${PYTHON} -m venv --system-site-packages ${WO
 run_step("pip install the wheel" ${pip_env}
   ${WORK_DIR}/venv-wheel/bin/python -m pip install --no-index ${wheel})
 answer_with(venv-wheel)
-file(RENAME ${WORK_DIR}/src-hidden ${WORK_DIR}/src)
+
+# 3. The checkout moved: pip install again, the kept CMake build naming the old folder.
+file(RENAME ${WORK_DIR}/src-hidden ${WORK_DIR}/moved)
+run_step("python3 -m venv (moved checkout)" ${PYTHON} -m venv --system-site-packages ${WORK_DIR}/venv-moved)
+run_step("pip install sdk/python of the moved checkout" ${pip_env}
+  ${WORK_DIR}/venv-moved/bin/python -m pip install --no-build-isolation --no-index ${WORK_DIR}/moved/sdk/python)
+file(STRINGS ${WORK_DIR}/libamxqa-build/CMakeCache.txt home REGEX "^CMAKE_HOME_DIRECTORY:INTERNAL=")
+if(NOT home STREQUAL "CMAKE_HOME_DIRECTORY:INTERNAL=${WORK_DIR}/moved")
+  message(FATAL_ERROR "the kept CMake build was not reconfigured for the moved checkout: ${home}")
+endif()
+answer_with(venv-moved)

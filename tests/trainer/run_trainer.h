@@ -3,9 +3,11 @@
 // stderr captured, for the trainer tests that check what a command prints.
 #pragma once
 #include <doctest/doctest.h>
+#include <stdlib.h>  // mkdtemp
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -18,6 +20,19 @@ namespace amxqa::train::test {
 struct Run {
   int rc = 0;
   std::string out, err;
+};
+
+// A fresh folder under /tmp, removed with everything in it at scope exit.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char t[] = "/tmp/amxqa-trainer-test-XXXXXX";
+    REQUIRE(mkdtemp(t) != nullptr);
+    path = t;
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
 };
 
 inline std::string read_all(const std::string& path) {

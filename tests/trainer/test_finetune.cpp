@@ -46,6 +46,7 @@ namespace {
 using amxqa::train::test::read_all;
 using amxqa::train::test::Run;
 using amxqa::train::test::run_trainer;
+using amxqa::train::test::TempDir;
 
 // The trainer tests' smallest model (every layer kind and a MoE layer) with
 // a vocabulary above the byte ids, a start and an end pointer, the reference
@@ -65,16 +66,6 @@ void write_tiny_model(const std::string& path, bool start_pointer) {
   spec.calibration.method = "test";
   amxqa::write_file(path, amxqa::write_model(spec));
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/amxqa-finetune-XXXXXX";
-    REQUIRE(mkdtemp(t) != nullptr);
-    path = t;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
 
 const std::string kData = std::string(AMXQA_SOURCE_DIR) + "/tests/data/finetune_small.json";
 
@@ -98,6 +89,15 @@ TEST_CASE("finetune: a few steps on a small SQuAD 2.0 file; the output opens, an
   CHECK(r.out.find("\n  after ") != std::string::npos);
   CHECK(r.out.find("re-chosen on the held-out questions") != std::string::npos);
   CHECK(r.err.find("[finetune] step 3/3") != std::string::npos);  // the loop's progress line
+  // stderr is a file here: every progress line is a line of its own (console::ProgressLine).
+  CHECK(r.err.find('\r') == std::string::npos);
+  CHECK(r.err.find("\n[finetune] step 3/3") != std::string::npos);
+  // The file holds what defines the model, nothing of this machine: no folder
+  // (init.model is the file's name), no thread count (Recipe::model_text).
+  const std::string bytes = read_all(out);
+  CHECK(bytes.find(dir.path) == std::string::npos);
+  CHECK(bytes.find("threads =") == std::string::npos);
+  CHECK(bytes.find("model = tiny.amxqa") != std::string::npos);
 
   const amxqa::Model m = amxqa::Model::open_file(out);
   REQUIRE_MESSAGE(m.ok(), m.status().message);

@@ -7,12 +7,16 @@
 //   (b) the exported .amxqa opens with amxqa_model_open and answers a question
 //       with an exact passage span or an abstention;
 //   (c) the plot is a well-formed SVG with polylines;
-//   (d) the report (MODEL_CARD.md) links rounds.svg and training.svg, both well formed.
-// Label "slow": about 40 s of one core in Release (the budget is 90 s).
+//   (d) the report (MODEL_CARD.md) links rounds.svg and training.svg, both well formed;
+//   (e) the same recipe gives the same bytes: a second run into another folder
+//       with --threads 2 writes a byte-identical ci-tiny.amxqa, and neither
+//       file names its folder (schemas/amxqa.fbs "Provenance").
+// Label "slow": two runs of about 40 s of one core each in Release.
 // Needs the shared data (${AMXQA_DATA}, default <repo>/../shared/data).
 #include <doctest/doctest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -176,6 +180,21 @@ TEST_CASE("ci-tiny recipe end to end: val loss falls, model answers, plot is an 
   CHECK(svg_problem(rounds) == "");
   CHECK(rounds.find("round 4") != std::string::npos);  // one bar group per round, 0..4
   CHECK(svg_problem(read_all(out + "/training.svg")) == "");
+
+  // (e) another folder (a longer path), another thread count: the same file.
+  char second_template[] = "/tmp/amxqa-e2e-second-run-XXXXXX";
+  REQUIRE(mkdtemp(second_template) != nullptr);
+  const std::string out2 = second_template;
+  RemoveOnExit remove_second{out2};
+  REQUIRE(run_trainer({"run", recipe, "--out", out2, "--threads", "2"}) == 0);
+  const std::string bytes2 = read_all(out2 + "/ci-tiny.amxqa");
+  size_t first_difference = 0;
+  while (first_difference < std::min(bytes.size(), bytes2.size()) && bytes[first_difference] == bytes2[first_difference])
+    ++first_difference;
+  INFO("sizes " << bytes.size() << " and " << bytes2.size() << ", first difference at byte " << first_difference);
+  CHECK(bytes2 == bytes);
+  CHECK(bytes.find(out) == std::string::npos);
+  CHECK(bytes2.find(out2) == std::string::npos);
 }
 
 }  // TEST_SUITE

@@ -38,6 +38,8 @@ const char kUsage[] =
     "tools:\n"
     "  eval --model M.amxqa [--data squad.json.gz] [--limit N]   EM/F1 + probes through the C API\n"
     "  diagnose CKPT|MODEL [--recipe R]    the paper's four failures\n"
+    "  restamp MODEL --out NEW             a model exported before 2026-12-07 without its run's folder\n"
+    "                                      and wall time (weights, calibration: the same bytes)\n"
     "  plot LOG.jsonl -o out.svg           loss, tok/s and diagnostics as SVG\n";
 
 const char kStageHelp[] =
@@ -117,6 +119,7 @@ int run_cli(int argc, char** argv) {
     if (cmd == "diagnose") return cmd_diagnose(argc, argv);
     if (cmd == "plot") return cmd_plot(argc, argv);
     if (cmd == "finetune") return cmd_finetune(argc, argv);
+    if (cmd == "restamp") return cmd_restamp(argc, argv);
     static const char* kStages[] = {"run", "tokenizer", "pretrain", "sft-stop", "sft-qa", "sft-abstain",
                                     "vocab-fix", "export", "calibrate", "sft_stop", "sft_qa", "sft_abstain", "vocab_fix"};
     for (const char* s : kStages)

@@ -17,5 +17,6 @@ int cmd_eval(int argc, char** argv);
 int cmd_diagnose(int argc, char** argv);
 int cmd_plot(int argc, char** argv);
 int cmd_finetune(int argc, char** argv);
+int cmd_restamp(int argc, char** argv);
 
 }  // namespace amxqa::train

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -58,20 +59,26 @@ std::string find_repo_root(const std::string& start) {
   return "";
 }
 
-Recipe Recipe::parse(const std::string& text, const std::string& name) {
-  Recipe r;
-  r.name_ = name;
-  r.text_ = text;
+namespace {
+
+// Walks recipe text line by line: on_key(line, full_key, value) for each
+// `key = value` line (full_key "section.key", or the bare key before the first
+// header), on_other(line) for comments, blank lines and headers. Throws
+// std::runtime_error("NAME:LINE: why") on a malformed line.
+template <class OnKey, class OnOther>
+void walk_lines(const std::string& text, const std::string& name, OnKey&& on_key, OnOther&& on_other) {
   std::istringstream in(text);
-  std::string line, section;
+  std::string raw, section;
   int lineno = 0;
-  while (std::getline(in, line)) {
+  while (std::getline(in, raw)) {
     ++lineno;
     // A '#' starts a comment anywhere (values never need a literal '#').
-    size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
+    std::string line = raw.substr(0, raw.find('#'));
     line = trim(line);
-    if (line.empty()) continue;
+    if (line.empty()) {
+      on_other(raw);
+      continue;
+    }
     auto fail = [&](const std::string& why) {
       throw std::runtime_error(name + ":" + std::to_string(lineno) + ": " + why);
     };
@@ -80,16 +87,30 @@ Recipe Recipe::parse(const std::string& text, const std::string& name) {
       section = trim(line.substr(1, line.size() - 2));
       if (!valid_key(section) || section.find('.') != std::string::npos)
         fail("bad section name '" + section + "'");
+      on_other(raw);
       continue;
     }
     size_t eq = line.find('=');
     if (eq == std::string::npos) fail("expected 'key = value'");
     std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
     if (!valid_key(key)) fail("bad key '" + key + "'");
-    std::string full = section.empty() ? key : section + "." + key;
-    if (r.values_.count(full)) fail("duplicate key '" + full + "'");
-    r.values_[full] = value;
+    const std::string full = section.empty() ? key : section + "." + key;
+    if (!on_key(raw, full, value)) fail("duplicate key '" + full + "'");
   }
+}
+
+}  // namespace
+
+Recipe Recipe::parse(const std::string& text, const std::string& name) {
+  Recipe r;
+  r.name_ = name;
+  r.text_ = text;
+  walk_lines(
+      text, name,
+      [&](const std::string&, const std::string& full, const std::string& value) {
+        return r.values_.emplace(full, value).second;
+      },
+      [](const std::string&) {});
   return r;
 }
 
@@ -118,13 +139,21 @@ Recipe Recipe::load(const std::string& path, int depth) {
   return merged;
 }
 
+bool Recipe::is_run_only_key(const std::string& key) { return key == "outputs.dir" || key == "threads"; }
+
 std::string Recipe::dump() const {
-  if (!overridden_) return text_;
+  if (!overridden_ && !run_keys_set_) return text_;
+  return dump_values(false);
+}
+
+std::string Recipe::dump_values(bool for_model) const {
   std::string top, rest, current;
   for (const auto& kv : values_) {
+    if (for_model && is_run_only_key(kv.first)) continue;
+    const std::string value = for_model ? symbolic_path(kv.second) : kv.second;
     size_t dot = kv.first.find('.');
     if (dot == std::string::npos) {
-      top += kv.first + " = " + kv.second + "\n";
+      top += kv.first + " = " + value + "\n";
       continue;
     }
     std::string sec = kv.first.substr(0, dot);
@@ -132,9 +161,66 @@ std::string Recipe::dump() const {
       rest += "\n[" + sec + "]\n";
       current = sec;
     }
-    rest += kv.first.substr(dot + 1) + " = " + kv.second + "\n";
+    rest += kv.first.substr(dot + 1) + " = " + value + "\n";
   }
   return "# " + name_ + " (merged: base recipe and overrides applied)\n" + top + rest;
+}
+
+std::string Recipe::model_text() const {
+  if (overridden_) return dump_values(true);
+  // The original text, comments kept, less its run-only lines; a line whose
+  // value names a machine path is rewritten with the symbolic one.
+  std::string out;
+  walk_lines(
+      text_, name_,
+      [&](const std::string& raw, const std::string& full, const std::string& value) {
+        if (is_run_only_key(full)) return true;
+        const std::string symbolic = symbolic_path(value);
+        if (symbolic == value) {
+          out += raw + "\n";
+        } else {
+          const size_t dot = full.find('.');
+          out += (dot == std::string::npos ? full : full.substr(dot + 1)) + " = " + symbolic + "\n";
+        }
+        return true;
+      },
+      [&](const std::string& raw) { out += raw + "\n"; });
+  return out;
+}
+
+std::string Recipe::symbolic_path(const std::string& value) const {
+  namespace fs = std::filesystem;
+  auto folder = [](const std::string& p) {
+    std::error_code ec;
+    std::string f = fs::weakly_canonical(fs::path(p), ec).string();
+    if (ec) f = p;
+    return f.empty() || f.back() == '/' ? f : f + "/";
+  };
+  const char* env = std::getenv("AMXQA_DATA");
+  const std::string data = folder(env && *env ? env : repo_root_ + "/../shared/data"), repo = folder(repo_root_);
+  // Word by word: list values (data.files) hold several paths.
+  std::string out, word;
+  auto flush = [&] {
+    if (!word.empty() && word[0] == '/') {
+      const std::string p = folder(word);
+      const std::string w = p.empty() ? word : p.substr(0, p.size() - 1);
+      if (w.compare(0, data.size(), data) == 0) word = "${AMXQA_DATA}/" + w.substr(data.size());
+      else if (w.compare(0, repo.size(), repo) == 0) word = w.substr(repo.size());
+      else word = fs::path(w).filename().string();
+    }
+    out += word;
+    word.clear();
+  };
+  for (char c : value) {
+    if (c == ' ' || c == '\t' || c == ',') {
+      flush();
+      out += c;
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  return out;
 }
 
 std::string Recipe::str(const std::string& key, const std::string& def) const {

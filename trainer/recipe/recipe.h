@@ -40,19 +40,35 @@ class Recipe {
   // Overrides (command line `--set section.key=value`).
   void set(const std::string& key, const std::string& value) {
     values_[key] = value;
-    overridden_ = true;
+    (is_run_only_key(key) ? run_keys_set_ : overridden_) = true;
   }
+  // Keys that say where and how a run ran, not what it trains (model_text).
+  static bool is_run_only_key(const std::string& key);
   const std::map<std::string, std::string>& values() const { return values_; }
   // The recipe as text: the original when nothing was set or inherited, else
   // every value regrouped under its section (comments are lost).
   std::string dump() const;
+  // The recipe as a model file carries it (its provenance): only what defines
+  // the model, so the same recipe, data and seed give the same bytes in any
+  // folder and with any thread count. dump() without the keys that say where
+  // and how fast a run ran (is_run_only_key: outputs.dir, threads), and every
+  // path value symbolic: under the data folder ${AMXQA_DATA}/..., under the
+  // checkout relative to it, elsewhere its file name alone (the data digests
+  // identify the data; the folder goes to the model card). Overrides of run-only
+  // keys alone (--out, --threads) keep the original text and its comments.
+  std::string model_text() const;
 
   // ${AMXQA_DATA} / ${REPO} expansion and repo-relative resolution of one value.
   std::string expand_path(const std::string& value) const;
 
  private:
+  std::string dump_values(bool for_model) const;  // the merged form of dump() / model_text()
+  // `value` with a path made symbolic (model_text); other values unchanged.
+  std::string symbolic_path(const std::string& value) const;
+
   std::string name_, text_, repo_root_ = ".";
-  bool overridden_ = false;
+  bool overridden_ = false;       // a base was merged or a model-defining key was set
+  bool run_keys_set_ = false;     // a run-only key (is_run_only_key) was set
   std::map<std::string, std::string> values_;
 };
 

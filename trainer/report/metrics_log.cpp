@@ -49,17 +49,14 @@ void Progress::update(uint64_t step, uint64_t tokens, double loss, double lr, bo
   tok_s_ = el > 0 ? (tokens - first_tokens_) / el : 0;
   double done = static_cast<double>(step - first_step_);
   double eta = done > 0 ? el / done * static_cast<double>(total_ - step) : NAN;
-  std::fprintf(stderr, "\r[%s] step %llu/%llu  tokens %s  %s tok/s  loss %.4f  lr %.2e  ETA %s   ", stage_.c_str(),
-               static_cast<unsigned long long>(step), static_cast<unsigned long long>(total_),
-               eval::format_count(static_cast<double>(tokens)).c_str(), eval::format_count(tok_s_).c_str(), loss, lr,
-               format_duration(eta).c_str());
-  std::fflush(stderr);
-  drawn_ = true;
+  char text[256];
+  std::snprintf(text, sizeof text, "[%s] step %llu/%llu  tokens %s  %s tok/s  loss %.4f  lr %.2e  ETA %s",
+                stage_.c_str(), static_cast<unsigned long long>(step), static_cast<unsigned long long>(total_),
+                eval::format_count(static_cast<double>(tokens)).c_str(), eval::format_count(tok_s_).c_str(), loss,
+                lr, format_duration(eta).c_str());
+  line_.show(text, force);
 }
 
-void Progress::finish() {
-  if (drawn_) std::fputc('\n', stderr);
-  drawn_ = false;
-}
+void Progress::finish() { line_.finish(); }
 
 }  // namespace amxqa::train

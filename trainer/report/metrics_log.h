@@ -1,6 +1,7 @@
 // metrics_log.h — the run's JSONL log (one object per line, appended, flushed
 // per line so a killed run keeps everything it logged) and the live progress
-// line on stderr (step, tokens, tok/s, loss, lr, ETA; at most once a second).
+// line on stderr (step, tokens, tok/s, loss, lr, ETA): redrawn at most once a
+// second on a terminal, a line of its own every 10 s in a log (progress_line.h).
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -9,8 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "count_text.h"    // format_count
-#include "json_members.h"  // dump_json
+#include "count_text.h"     // format_count
+#include "json_members.h"   // dump_json
+#include "progress_line.h"  // console::ProgressLine
 
 namespace amxqa::train {
 
@@ -34,9 +36,10 @@ class MetricsLog {
 class Progress {
  public:
   Progress(std::string stage, uint64_t total_steps, uint64_t first_step);
-  // Redraws the line when a second has passed (or when force).
+  // Measures tok/s when a second has passed (or when force) and shows the
+  // line (console::ProgressLine decides whether it prints).
   void update(uint64_t step, uint64_t tokens, double loss, double lr, bool force = false);
-  void finish();  // ends the line
+  void finish();  // ends a terminal's line
   double tokens_per_second() const { return tok_s_; }
   double elapsed() const;
  private:
@@ -45,7 +48,7 @@ class Progress {
   uint64_t total_, first_step_, first_tokens_ = ~0ull;
   Clock::time_point start_, last_;
   double tok_s_ = 0;
-  bool drawn_ = false;
+  console::ProgressLine line_{stderr, 0.0, console::kLogLineSeconds};
 };
 
 std::string format_duration(double seconds);  // "1h02m", "3m05s", "12s"

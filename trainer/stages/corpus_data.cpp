@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "gz_text.h"
+#include "progress_line.h"
 
 namespace amxqa::train {
 
@@ -38,10 +39,11 @@ std::unique_ptr<Corpus> load_corpus(const RunContext& ctx, const RunTokenizer& t
   const std::string cache = ctx.out("pieces.bin");
   Progress clock("data", 1, 0);
   if (!load_pieces(cache, key, corpus->store)) {
+    console::ProgressLine line(stderr, 0.0, console::kLogLineSeconds);
     corpus->store = build_pieces(tok.owned.view, opt, [&](uint64_t bytes) {
-      std::fprintf(stderr, "\r[data] tokenized %s bytes  ", eval::format_count(double(bytes)).c_str());
+      if (line.due()) line.show("[data] tokenized " + eval::format_count(double(bytes)) + " bytes");
     });
-    std::fprintf(stderr, "\n");
+    line.finish();
     save_pieces(cache, corpus->store, key);
   }
   corpus->split = split_pieces(corpus->store.size(), c.val_pieces, c.seed);

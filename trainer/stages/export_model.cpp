@@ -59,14 +59,16 @@ ModelSpec make_model_spec(const RunContext& ctx, const TrainModel& model, const 
   spec.tensors = model.to_tensors(ctx.cfg.export_dtype, ctx.cfg.export_weight_bits);
   Provenance& p = spec.provenance;
   p.recipe = ctx.cfg.name;
-  p.recipe_text = ctx.recipe.dump();
+  // What defines the model only: no output folder, thread count or wall time
+  // (the model card beside the file has those), so the same recipe, data and
+  // seed give the same bytes in any folder with any --threads.
+  p.recipe_text = ctx.recipe.model_text();
   std::vector<std::string> files = ctx.cfg.data_files;
   for (const auto& f : ctx.cfg.tokenizer_files)
     if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
   files.push_back(ctx.cfg.squad_train);
   for (const auto& f : files) p.data_digests.push_back(eval::data_digest(f));
   p.tokens_seen = state.tokens_seen;
-  p.wall_seconds = std::strtod(extra_get(state.extra, "wall").c_str(), nullptr);
   p.scores = scores;
   // The calibrate stage's choice (stage_calibrate.cpp), once it has run.
   std::ifstream cal(ctx.out(kCalibrationFile), std::ios::binary);

@@ -1,7 +1,8 @@
 // export_model.h — TrainModel → ModelSpec → write_model → file. The spec
 // carries the architecture, the tokenizer, the vocabulary mask and the
-// provenance (recipe name + text, data digests: FNV-1a 64 of the first MiB of
-// each raw data file plus its size, tokens seen, wall time, scores).
+// provenance (recipe name + Recipe::model_text(), data digests: FNV-1a 64 of
+// the first MiB of each raw data file plus its size, tokens seen, scores).
+// Nothing of the machine or the run's folder: no wall time (0), no path.
 #pragma once
 #include <string>
 #include <utility>

@@ -105,6 +105,8 @@ void widen_into(const fb::Model& m, Param& p, const std::string& path) {
     }
 }
 
+}  // namespace
+
 // The file's bytes, checked by the runtime's own validator (every check
 // amxqa_model_open makes, not a second one) on the file mapped, since it
 // wants the 64-byte alignment a model is opened with.
@@ -117,8 +119,6 @@ std::vector<uint8_t> read_verified_model(const std::string& path) {
   if (!st.ok()) throw std::runtime_error(path + ": not a valid .amxqa model: " + (why.empty() ? st.message : why));
   return bytes;
 }
-
-}  // namespace
 
 void import_init_model(RunContext& ctx) {
   const std::string path = ctx.recipe.path("init.model");

@@ -6,6 +6,9 @@
 // at QA SFT. The recipe's [arch] must match the model's; token_seen is 1 for
 // every id the model's vocabulary mask allows, so vocab-fix keeps that mask.
 #pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "stages/run_context.h"
 
@@ -19,5 +22,9 @@ void import_init_model(RunContext& ctx);
 // made in memory (`amxqa-train finetune`) matches it; throws on a file that
 // amxqa_model_verify rejects.
 void set_recipe_arch(Recipe& recipe, const std::string& path);
+
+// The file's bytes, checked by the runtime's own validator (every check
+// amxqa_model_open makes); throws std::runtime_error naming the first failure.
+std::vector<uint8_t> read_verified_model(const std::string& path);
 
 }  // namespace amxqa::train
