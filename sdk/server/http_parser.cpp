@@ -2,6 +2,17 @@
 
 #include <algorithm>
 
+// Every check here gives the same verdict however the bytes arrive: the
+// server calls parse() at each read, with whatever prefix of the connection
+// has come, and the network decides where reads split. So a check on a line
+// still arriving (no LF yet) may refuse it only when every way the line
+// could end would be refused with the same error, and each complete line is
+// measured against its limit before anything else is read from it. A limit
+// counts every byte of a line, its CR and LF included, the empty line that
+// ends a head or the trailers as well. (A trailer section that ended exactly
+// one byte past the framing limit used to pass whole and fail trickled:
+// tests/fuzz/corpus/http_wire/trailer_end_at_limit.bin.)
+
 namespace amxqa::serve {
 
 namespace {
@@ -33,15 +44,20 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// The next line of data from pos (without its LF, and without a CR before
-// it), or false when no LF has arrived yet. *next: the byte after the LF.
-bool next_line(std::string_view data, size_t pos, std::string_view* line, size_t* next) {
-  const size_t lf = data.find('\n', pos);
-  if (lf == std::string_view::npos) return false;
-  *line = data.substr(pos, lf - pos);
-  if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
-  *next = lf + 1;
-  return true;
+bool is_ctl(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7f; }
+
+// A field line "name: value" (a header or a trailer): nullptr and its parts,
+// or why it is malformed. A CR inside a line is a bare CR (RFC 9112 2.2): a
+// control character like the others.
+const char* split_field(std::string_view line, std::string_view* name, std::string_view* value) {
+  if (line.front() == ' ' || line.front() == '\t') return "folded header lines are not accepted";
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos || !is_token(line.substr(0, colon))) return "malformed header line";
+  *name = line.substr(0, colon);
+  *value = trim(line.substr(colon + 1));
+  if (std::any_of(value->begin(), value->end(), [](char c) { return is_ctl(static_cast<unsigned char>(c)); }))
+    return "control character in a header value";
+  return nullptr;
 }
 
 // Calls f on each comma-separated element of a header value, trimmed.
@@ -63,9 +79,29 @@ const std::string* HttpRequest::header(std::string_view lower_name) const {
   return nullptr;
 }
 
+// The next line from pos_ when all of it (LF included) fits in `budget`
+// bytes: kLine, with pos_ and head_bytes_ past it and *line without its LF
+// or the CR before it. kTooLong when it does not fit, or when a line still
+// arriving already could not: even its LF next would take it over budget.
+HttpRequestParser::Line HttpRequestParser::next_line(std::string_view data, size_t budget, std::string_view* line) {
+  // The LF search resumes where the last call's stopped, so bytes that
+  // trickle in are each scanned once.
+  const size_t lf = data.find('\n', std::max(pos_, scan_));
+  if (lf == std::string_view::npos) {
+    scan_ = data.size();
+    return data.size() - pos_ + 1 > budget ? Line::kTooLong : Line::kPartial;
+  }
+  if (lf + 1 - pos_ > budget) return Line::kTooLong;
+  *line = data.substr(pos_, lf - pos_);
+  if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+  head_bytes_ += lf + 1 - pos_;
+  pos_ = lf + 1;
+  return Line::kLine;
+}
+
 void HttpRequestParser::reset() {
   stage_ = Stage::kRequestLine;
-  pos_ = head_bytes_ = 0;
+  pos_ = scan_ = head_bytes_ = 0;
   content_length_ = chunk_left_ = 0;
   chunked_ = false;
   req_.method.clear();
@@ -108,16 +144,11 @@ HttpRequestParser::Result HttpRequestParser::parse(std::string_view data) {
 // done": parse() goes on with the body.
 HttpRequestParser::Result HttpRequestParser::parse_head(std::string_view data) {
   std::string_view line;
-  size_t next = 0;
   while (stage_ <= Stage::kHeaders) {
-    if (!next_line(data, pos_, &line, &next)) {
-      if (head_bytes_ + (data.size() - pos_) <= limits_.max_head_bytes) return Result::kIncomplete;
-      if (stage_ == Stage::kRequestLine) return fail(414, "uri_too_long", "the request line is over the limit");
-      return fail(431, "headers_too_large", "the request's headers are over the limit");
-    }
-    head_bytes_ += next - pos_;
-    pos_ = next;
-    if (head_bytes_ > limits_.max_head_bytes) {
+    // head_bytes_ <= max_head_bytes: every line so far fitted.
+    const Line got = next_line(data, limits_.max_head_bytes - head_bytes_, &line);
+    if (got == Line::kPartial) return Result::kIncomplete;
+    if (got == Line::kTooLong) {
       if (stage_ == Stage::kRequestLine) return fail(414, "uri_too_long", "the request line is over the limit");
       return fail(431, "headers_too_large", "the request's headers are over the limit");
     }
@@ -165,19 +196,11 @@ HttpRequestParser::Result HttpRequestParser::request_line(std::string_view line)
 }
 
 HttpRequestParser::Result HttpRequestParser::header_line(std::string_view line) {
-  if (line.front() == ' ' || line.front() == '\t')
-    return fail(400, "bad_request", "folded header lines are not accepted");
-  const size_t colon = line.find(':');
-  if (colon == std::string_view::npos || !is_token(line.substr(0, colon)))
-    return fail(400, "bad_request", "malformed header line");
-  const std::string_view value = trim(line.substr(colon + 1));
-  for (char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t') || u == 0x7f) return fail(400, "bad_request", "control character in a header value");
-  }
+  std::string_view name, value;
+  if (const char* why = split_field(line, &name, &value)) return fail(400, "bad_request", why);
   if (req_.headers.size() >= limits_.max_headers)
     return fail(431, "headers_too_large", "more header lines than the limit");
-  req_.headers.emplace_back(lower(line.substr(0, colon)), std::string(value));
+  req_.headers.emplace_back(lower(name), std::string(value));
   return Result::kIncomplete;
 }
 
@@ -227,15 +250,15 @@ HttpRequestParser::Result HttpRequestParser::parse_chunked(std::string_view data
   // any honest client, and it bounds what one-byte chunks can cost.
   const size_t max_framing = std::max(limits_.max_head_bytes, limits_.max_body_bytes);
   std::string_view line;
-  size_t next = 0;
   while (true) {
     switch (stage_) {
       case Stage::kChunkSize: {
-        if (!next_line(data, pos_, &line, &next)) {
-          if (data.size() - pos_ > kMaxChunkLine) return fail(400, "bad_request", "malformed chunk size line");
-          return Result::kIncomplete;
-        }
-        if (next - pos_ > kMaxChunkLine) return fail(400, "bad_request", "malformed chunk size line");
+        // Only the line's own limit is checked before it is whole: the
+        // framing limit (431) too would give a line still arriving one
+        // error and the same line whole another (400 when it ends too long).
+        const Line got = next_line(data, kMaxChunkLine, &line);
+        if (got == Line::kPartial) return Result::kIncomplete;
+        if (got == Line::kTooLong) return fail(400, "bad_request", "malformed chunk size line");
         size_t digits = 0;
         uint64_t size = 0;
         for (; digits < line.size(); ++digits) {
@@ -252,8 +275,8 @@ HttpRequestParser::Result HttpRequestParser::parse_chunked(std::string_view data
         const std::string_view rest = trim(line.substr(digits));
         if (digits == 0 || (!rest.empty() && rest.front() != ';'))
           return fail(400, "bad_request", "malformed chunk size line");
-        head_bytes_ += next - pos_;
-        pos_ = next;
+        if (std::any_of(rest.begin(), rest.end(), [](char c) { return is_ctl(static_cast<unsigned char>(c)); }))
+          return fail(400, "bad_request", "control character in a chunk extension");
         chunk_left_ = size;
         stage_ = size == 0 ? Stage::kTrailers : Stage::kChunkData;
         break;
@@ -268,29 +291,24 @@ HttpRequestParser::Result HttpRequestParser::parse_chunked(std::string_view data
         break;
       }
       case Stage::kChunkDataEnd: {
-        if (!next_line(data, pos_, &line, &next)) {
-          if (data.size() - pos_ > 1) return fail(400, "bad_request", "chunk data longer than its size");
-          return Result::kIncomplete;
-        }
-        if (!line.empty()) return fail(400, "bad_request", "chunk data longer than its size");
-        head_bytes_ += next - pos_;
-        pos_ = next;
+        const Line got = next_line(data, 2, &line);  // CRLF, or a bare LF
+        if (got == Line::kPartial) return Result::kIncomplete;
+        if (got == Line::kTooLong || !line.empty()) return fail(400, "bad_request", "chunk data longer than its size");
         stage_ = Stage::kChunkSize;
         break;
       }
       case Stage::kTrailers: {
-        // Trailer fields are read and dropped: nothing here needs them.
-        if (!next_line(data, pos_, &line, &next)) {
-          if (head_bytes_ + (data.size() - pos_) > max_framing)
-            return fail(431, "headers_too_large", "chunked framing over the limit");
-          return Result::kIncomplete;
-        }
-        head_bytes_ += next - pos_;
-        pos_ = next;
+        // Trailer fields are checked like headers, then dropped: nothing
+        // here needs them. The empty line that ends them counts too.
+        const Line got = next_line(data, max_framing - head_bytes_, &line);
+        if (got == Line::kPartial) return Result::kIncomplete;
+        if (got == Line::kTooLong) return fail(431, "headers_too_large", "chunked framing over the limit");
         if (line.empty()) {
           stage_ = Stage::kDone;
           return Result::kComplete;
         }
+        std::string_view name, value;
+        if (const char* why = split_field(line, &name, &value)) return fail(400, "bad_request", why);
         break;
       }
       default:

@@ -63,8 +63,10 @@ class HttpRequestParser {
   const HttpParseError& error() const { return error_; }
 
  private:
+  enum class Line { kLine, kPartial, kTooLong };
   enum class Stage { kRequestLine, kHeaders, kBody, kChunkSize, kChunkData, kChunkDataEnd, kTrailers, kDone, kError };
   Result fail(int status, const char* code, std::string message);
+  Line next_line(std::string_view data, size_t budget, std::string_view* line);
   Result parse_head(std::string_view data);
   Result parse_chunked(std::string_view data);
   Result request_line(std::string_view line);
@@ -74,6 +76,7 @@ class HttpRequestParser {
   HttpLimits limits_;
   Stage stage_ = Stage::kRequestLine;
   size_t pos_ = 0;            // bytes of data parsed so far
+  size_t scan_ = 0;           // bytes of data searched for the next LF
   size_t head_bytes_ = 0;     // of the request line and headers (and trailers)
   uint64_t content_length_ = 0;
   uint64_t chunk_left_ = 0;   // bytes of the current chunk still to come

@@ -1,5 +1,5 @@
 // fuzz_answer.cpp — amxqa_answer / amxqa_answer_stream with arbitrary
-// question and passage bytes on the fixed tiny model (built once in
+// question and passage bytes on the fixed micro model (built once in
 // LLVMFuzzerInitialize). Input layout:
 //   byte 0  mode: bits 0-1 pick a session (default limits, small limits,
 //           free generation, scalar backend); bit 2 streams; bit 3 gives a
@@ -26,7 +26,7 @@ struct Placed {
 Placed g_sessions[4];
 
 Placed place(const amxqa_session_options& opt) {
-  const amxqa_model* model = amxqa::fuzz::tiny_model();
+  const amxqa_model* model = amxqa::fuzz::micro_model();
   Placed p;
   const size_t need = amxqa_session_size(model, &opt);
   AMXQA_FUZZ_CHECK(need > 0);

@@ -99,7 +99,11 @@ std::vector<Outcome> read_connection(std::string_view data, const HttpLimits& li
       AMXQA_FUZZ_CHECK(s == 400 || s == 413 || s == 414 || s == 417 || s == 431 || s == 501 || s == 505);
       AMXQA_FUZZ_CHECK(!parser.error().message.empty());
       o.status = s;
-      o.summary = parser.error().code;
+      // The server's error reply takes its version, route and HEAD-ness
+      // from what was read before the error: that must agree too.
+      const amxqa::serve::HttpRequest& partial = parser.request();
+      o.summary = std::string(parser.error().code) + ' ' + partial.method + ' ' + partial.path + ' ' +
+                  std::to_string(partial.minor_version);
     }
     out.push_back(o);
     break;

@@ -1,7 +1,8 @@
 // fuzz_support.h — shared by every fuzz target (libFuzzer build and the
 // corpus-replay regression driver): aligned copies of inputs that keep
-// AddressSanitizer's exact bounds, the fixed tiny model every target but the
-// model-open one runs against, and a check that aborts loudly.
+// AddressSanitizer's exact bounds, the fixed tiny and micro models the
+// targets run against (model_open opens its input instead), and a check that
+// aborts loudly.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 
 #include "amxqa.h"
+#include "format/model_spec.h"
 
 namespace amxqa::fuzz {
 
@@ -41,5 +43,12 @@ class AlignedCopy {
 // The deterministic tiny model (make_random_model("tiny", 7), f32), written
 // and opened once per process and kept open for the process lifetime.
 const amxqa_model* tiny_model();
+
+// The tiny preset shrunk to d 16 (same tokenizer, vocab 300 and tensor
+// names; 1 head, window 8, 2 experts top-1): a few KiB, a forward step is a
+// few microseconds, so targets that answer run hundreds of inputs a second.
+ModelSpec micro_model_spec(DType dtype);
+// micro_model_spec(f32), opened once per process like tiny_model().
+const amxqa_model* micro_model();
 
 }  // namespace amxqa::fuzz

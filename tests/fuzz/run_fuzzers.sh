@@ -4,7 +4,9 @@
 # fuzzer for FUZZ_SECONDS (default 60) on a scratch copy of its committed
 # corpus (tests/fuzz/corpus/<target>/). Prints the executions per target and
 # "0 crashes", or fails (exit 1) with the crashing inputs kept under
-# BUILD_DIR/fuzz-run/artifacts/ and the log tail printed.
+# BUILD_DIR/fuzz-run/artifacts/ and the log tail printed. The rate is
+# executions per CPU second of the fuzzer (user + system): what one core
+# gives, however busy the machine (libFuzzer's exec/s is per wall second).
 #
 #   tests/fuzz/run_fuzzers.sh [BUILD_DIR]      (default build-fuzz)
 #   env: FUZZ_SECONDS (60),
@@ -50,17 +52,19 @@ for t in "${targets[@]}"; do
   [[ $t == answer ]] && extra+=(-max_len=1024)
   log="$run/$t.log"
   set +e
-  TMPDIR="$run" "$build/bin/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 \
+  TIMEFORMAT='%U %S'
+  { time TMPDIR="$run" "$build/bin/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 \
     -timeout=30 -rss_limit_mb=2048 -artifact_prefix="$run/artifacts/$t-" "${extra[@]}" \
-    "$corpus" >"$log" 2>&1
-  rc=$?
+    "$corpus" >"$log" 2>&1; rc=$?; } 2>"$run/$t.cpu"
   set -e
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  cpu=$(awk '{printf "%.1f", $1 + $2}' "$run/$t.cpu")
+  rate=$(awk -v e="${execs:-0}" -v c="$cpu" 'BEGIN {printf "%.0f", (c > 0 ? e / c : 0)}')
   crashes=$(find "$run/artifacts" -name "$t-*" -type f | wc -l)
   if [[ $rc -ne 0 && $crashes -eq 0 ]]; then crashes=1; fi  # died without an artifact
   total=$((total + ${execs:-0}))
-  summary+=("$(printf '%-11s %10s executions  %s crashes  corpus %s -> %s files' "$t" "${execs:-?}" \
-    "$crashes" "$(ls "$root/tests/fuzz/corpus/$t" | wc -l)" "$(ls "$corpus" | wc -l)")")
+  summary+=("$(printf '%-14s %9s executions %7s CPU s %6s /CPU s  %s crashes  corpus %s -> %s files' \
+    "$t" "${execs:-?}" "$cpu" "$rate" "$crashes" "$(ls "$root/tests/fuzz/corpus/$t" | wc -l)" "$(ls "$corpus" | wc -l)")")
   if [[ $crashes -ne 0 ]]; then
     failed=1
     echo "=== fuzz_$t FAILED (exit $rc); log $log; artifacts:" >&2

@@ -5,6 +5,7 @@
 // bounded queue; the metrics text.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,56 @@ Result trickle(HttpRequestParser& p, const std::string& wire) {
   return r;
 }
 
+HttpLimits make_limits(size_t head_bytes, size_t headers, size_t body_bytes) {
+  HttpLimits l;
+  l.max_head_bytes = head_bytes;
+  l.max_headers = headers;
+  l.max_body_bytes = body_bytes;
+  return l;
+}
+
 int error_status(const std::string& wire, HttpLimits limits = HttpLimits()) {
   HttpRequestParser p(limits);
   return p.parse(wire) == Result::kError ? p.error().status : 0;
+}
+
+// What reading one connection's bytes gives, request after request, when
+// reads bring `reads[i]` more bytes each (cycled; empty: all at once): each
+// request's line, flags, body and size, then the error or "incomplete".
+std::string read_connection(const std::string& wire, const HttpLimits& limits, const std::vector<size_t>& reads) {
+  std::string out;
+  HttpRequestParser p(limits);
+  size_t start = 0, seen = reads.empty() ? wire.size() : 0, step = 0;
+  while (start < wire.size()) {
+    if (!reads.empty()) seen = std::min(wire.size(), seen + reads[step++ % reads.size()]);
+    const Result r = p.parse(std::string_view(wire).substr(start, seen - start));
+    if (r == Result::kIncomplete && seen < wire.size()) continue;
+    const HttpRequest& q = p.request();
+    const std::string line = q.method + ' ' + q.target + " 1." + std::to_string(q.minor_version);
+    if (r == Result::kError)
+      return out + "error " + std::to_string(p.error().status) + ' ' + p.error().code + (q.method.empty() ? "" : " after " + line);
+    if (r == Result::kIncomplete) return out + "incomplete";
+    out += line + (q.keep_alive ? " ka" : "") + (q.expect_continue ? " 100" : "") + " [" + q.body + "] " +
+           std::to_string(p.consumed()) + '\n';
+    start += p.consumed();
+    p.reset();
+  }
+  return out;
+}
+
+// Reads `wire` at once, a byte at a time, and in two reads split at each
+// byte; all must agree. Returns what they read.
+std::string same_every_way(const std::string& wire, const HttpLimits& limits = HttpLimits()) {
+  const std::string whole = read_connection(wire, limits, {});
+  CHECK_MESSAGE(read_connection(wire, limits, {1}) == whole, "a byte at a time");
+  for (size_t k = 1; k < wire.size(); ++k) {
+    const std::string split = read_connection(wire, limits, {k, wire.size()});
+    if (split != whole) {
+      CHECK_MESSAGE(split == whole, "split after byte " << k);
+      break;
+    }
+  }
+  return whole;
 }
 
 HttpRequest make_request(const std::string& method, const std::string& path,
@@ -125,10 +173,7 @@ TEST_SUITE("unit") {
     CHECK(error_status("POST / HTTP/1.1\r\nExpect: x\r\n\r\n") == 417);
     CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nq\r\n") == 400);
     CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n") == 400);
-    HttpLimits small;
-    small.max_head_bytes = 64;
-    small.max_headers = 2;
-    small.max_body_bytes = 8;
+    const HttpLimits small = make_limits(64, 2, 8);
     CHECK(error_status("GET /" + std::string(100, 'a'), small) == 414);
     CHECK(error_status("GET / HTTP/1.1\r\nA: " + std::string(100, 'a'), small) == 431);
     CHECK(error_status("GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", small) == 431);
@@ -137,6 +182,82 @@ TEST_SUITE("unit") {
     CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nabcde\r\n4\r\nabcd\r\n", small) == 413);
     CHECK(error_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffffffff\r\n", small) == 413);
     CHECK(error_status("POST / HTTP/1.1\r\nContent-Length: 8\r\n\r\n", small) == 0);  // exactly the limit: waits
+  }
+
+  TEST_CASE("trailers ending one byte past the framing limit fail however they arrive (issue 47)") {
+    // tests/fuzz/corpus/http_wire/trailer_end_at_limit.bin: the framing
+    // (size lines, CRLFs, trailers) is limited to max(head, body) = 80 bytes;
+    // here it is 80 before the CRLF that ends the trailers. Read whole, that
+    // CRLF was not counted and the request passed; trickled, a read ending
+    // after its CR was counted and failed 431.
+    const HttpLimits limits = make_limits(80, 4, 24);
+    const std::string head = "POST /v1/answer HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\n";
+    const std::string at_limit = "X-Trailer: " + std::string(53, 'c') + "\r\n";  // 14 + 66 = 80 framing bytes
+    CHECK(same_every_way(head + at_limit + "\r\n", limits) == "error 431 headers_too_large after POST /v1/answer 1.1");
+    const std::string under = "X-Trailer: " + std::string(51, 'c') + "\r\n";  // 78 + the final CRLF = 80
+    CHECK(same_every_way(head + under + "\r\n", limits) == "POST /v1/answer 1.1 ka [hello] 141\n");
+    CHECK(same_every_way(head + under + "\n", limits) == "POST /v1/answer 1.1 ka [hello] 140\n");
+  }
+
+  TEST_CASE("every limit and state reads the same whole, a byte at a time and split anywhere") {
+    const HttpLimits small = make_limits(64, 2, 8);
+    const std::string post_chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const std::string ok = "POST / 1.1 ka [abc] ";
+    // Request line: 64 bytes with its CRLF fit; 65 do not, even before the
+    // LF comes. A head already at the limit cannot end: 431 before its last
+    // line starts to arrive.
+    const std::string line64 = "GET /" + std::string(48, 'a') + " HTTP/1.1\r\n";
+    REQUIRE(line64.size() == 64);
+    const std::string full = "error 431 headers_too_large after GET /" + std::string(48, 'a') + " 1.1";
+    CHECK(same_every_way(line64, small) == full);
+    CHECK(same_every_way(line64 + "\r\n", small) == full);
+    CHECK(same_every_way(line64.substr(0, 63), small) == "incomplete");
+    CHECK(same_every_way("GET /" + std::string(49, 'a') + " HTTP/1.1\r\n", small) == "error 414 uri_too_long");
+    CHECK(same_every_way("GET /" + std::string(59, 'a'), small) == "error 414 uri_too_long");
+    // Headers: the empty line that ends the head counts; one byte less fits.
+    const std::string head62 = "GET / HTTP/1.1\r\nA: " + std::string(41, 'a') + "\r\n";
+    REQUIRE(head62.size() == 62);
+    CHECK(same_every_way(head62 + "\r\n", small) == "GET / 1.1 ka [] 64\n");
+    CHECK(same_every_way(head62.substr(0, 20) + "a" + head62.substr(20) + "\r\n", small) ==
+          "error 431 headers_too_large after GET / 1.1");
+    CHECK(same_every_way(head62.substr(0, 20) + "a" + head62.substr(20) + "\n", small) == "GET / 1.1 ka [] 64\n");
+    CHECK(same_every_way("GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", small) ==
+          "error 431 headers_too_large after GET / 1.1");
+    // Chunk-size lines: 1,024 bytes with the CRLF fit, 1,025 do not; within
+    // that, the framing limit (64 here) is 431 once the line is whole.
+    CHECK(same_every_way(post_chunked + "3;" + std::string(1020, 'x') + "\r\nabc\r\n0\r\n\r\n") ==
+          "POST / 1.1 ka [abc] " + std::to_string(post_chunked.size() + 1024 + 10) + "\n");
+    CHECK(same_every_way(post_chunked + "3;" + std::string(1021, 'x') + "\r\nabc\r\n0\r\n\r\n") ==
+          "error 400 bad_request after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3;" + std::string(100, 'x') + "\r\nabc\r\n0\r\n\r\n", small) ==
+          "error 431 headers_too_large after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3;x=y\r\nabc\r\n0\r\n\r\n", small) == ok + "64\n");
+    CHECK(same_every_way(post_chunked + "9\r\n", small) == "error 413 body_too_large after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3\r\nabcd\r\n", small) == "error 400 bad_request after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3\r\nabc\r\r\n", small) == "error 400 bad_request after POST / 1.1");
+    // Chunk extensions and trailers: no control characters, a bare CR included.
+    CHECK(same_every_way(post_chunked + "3;x=1\ry\r\nabc\r\n0\r\n\r\n") == "error 400 bad_request after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3;x=\x01\r\nabc\r\n0\r\n\r\n") == "error 400 bad_request after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3\r\nabc\r\n0\r\nT: 1\r2\r\n\r\n") == "error 400 bad_request after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3\r\nabc\r\n0\r\nnot a field\r\n\r\n") == "error 400 bad_request after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3\r\nabc\r\n0\r\n folded\r\n\r\n") == "error 400 bad_request after POST / 1.1");
+    CHECK(same_every_way(post_chunked + "3\r\nabc\r\n0\r\nT: 1\r\n\r\n") ==
+          ok + std::to_string(post_chunked.size() + 19) + "\n");
+    // Expect: 100-continue is read from the head alone, whatever came after it.
+    CHECK(same_every_way("POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc") ==
+          "POST / 1.1 ka 100 [abc] 63\n");
+    CHECK(same_every_way("POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n") ==
+          "POST / 1.1 ka [] 60\n");
+    CHECK(same_every_way("POST / HTTP/1.1\r\nExpect: 200-ok\r\n\r\n") == "error 417 expectation_failed after POST / 1.1");
+    // Pipelining: requests before an error are read; nothing after it is.
+    CHECK(same_every_way("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.0\r\n\r\nBAD\r\n\r\nGET /c HTTP/1.1\r\n\r\n") ==
+          "GET /a 1.1 ka [] 19\nGET /b 1.0 [] 19\nerror 400 bad_request");
+    CHECK(same_every_way(post_chunked + "3\r\nabc\r\n0\r\n\r\nGET / HTTP/1.1\r\n") ==
+          ok + std::to_string(post_chunked.size() + 13) + "\nincomplete");
+    // CR/LF: bare LF ends lines; a CR not before an LF is not a line end.
+    CHECK(same_every_way("\r\n\nGET / HTTP/1.1\nA: b\n\n") == "GET / 1.1 ka [] 24\n");
+    CHECK(same_every_way("GET / HTTP/1.1\r\r\n\r\n") == "error 400 bad_request");
+    CHECK(same_every_way("GET / HTTP/1.1\r\nA: b\rC: d\r\n\r\n") == "error 400 bad_request after GET / 1.1");
   }
 
   TEST_CASE("the API key: Bearer scheme, any case, exact key") {
