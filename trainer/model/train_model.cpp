@@ -127,6 +127,7 @@ TrainModel::TrainModel(const ArchConfig& arch, uint64_t seed) : arch_(arch) {
   // MODEL.md "No-answer head": zero, so the head starts out adding nothing.
   if (arch.no_answer_head) im.no_answer_w = add("no_answer_w", {d, d}, -1.f, true);
   token_seen_.assign(arch.vocab_size, 0);
+  weights_changed();  // new weights, maybe at the addresses of a freed model's
 }
 
 Param* TrainModel::find(const std::string& name) {
