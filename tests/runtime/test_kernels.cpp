@@ -5,7 +5,8 @@
 // Tolerances are relative to the magnitude Σ|w||x| of each output (so
 // cancellation does not make them meaningless):
 //   f32                                    1e-4
-//   sgemm_bf16_avx512 against the product of its bf16-rounded operands 1e-4
+//   sgemm_bf16_avx512 and sgemm_bf16_tiles (emulated, and real AMX where
+//   usable) against the product of their bf16-rounded operands 1e-4
 // bf16 and i8 weights have no tolerance: every table, the tiles included,
 // gives the scalar oracle's bits (canonical_bf16.h, canonical_i8.h). The
 // oracle is within 1e-5 of the exact product of the bf16-rounded (bf16) or
@@ -400,12 +401,16 @@ TEST_SUITE("unit") {
               for (size_t p = 0; p < sh.k; ++p) acc += r16(opA(i, p)) * r16(opB(p, j));
               return float(alpha * acc + beta * C0[i * ldc + j]);
             };
-            // On tiles (the emulator; its packers need AVX512-BF16).
-            if (sh.k > 0 && __builtin_cpu_supports("avx512bf16")) {
+            // On tiles: the emulator (its packers need AVX512-BF16), and real
+            // tiles where the CPU and OS allow them.
+            for (TileProduct tiles : {tile_product_emulated(), tile_product_amx()}) {
+              if (!tiles || sh.k == 0 || !__builtin_cpu_supports("avx512bf16")) continue;
               std::vector<float> C = fresh_c();
-              REQUIRE(sgemm_bf16_tiles(tile_product_emulated(), ta, tb, sh.m, sh.n, sh.k, alpha,
-                                       A.data(), lda, B.data(), ldb, beta, C.data(), ldc));
-              check_c(C, rounded, 1e-4f, "sgemm_bf16_tiles (emulated) " + shape);
+              REQUIRE(sgemm_bf16_tiles(tiles, ta, tb, sh.m, sh.n, sh.k, alpha, A.data(), lda,
+                                       B.data(), ldb, beta, C.data(), ldc));
+              check_c(C, rounded, 1e-4f,
+                      std::string("sgemm_bf16_tiles ") +
+                          (tiles == tile_product_amx() ? "(AMX) " : "(emulated) ") + shape);
             }
             // With vdpbf16ps.
             const bool avx512 = std::any_of(tables.begin(), tables.end(), [](const Table& t) {
