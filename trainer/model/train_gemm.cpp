@@ -190,17 +190,27 @@ size_t stacked_rows(const Stacked& s) {
 
 }  // namespace
 
+// On tiles the parts are separate products that share one packed input
+// (U, or U and the parts' gradients): each part's weights have their own
+// cached packs and each output is written in place, so nothing is stacked
+// or scattered. f32 stacks the weights into one wider sgemm instead.
 void stacked_forward(Work& im, const Stacked& s, const float* U, size_t n, size_t d,
                      float* const* out) {
+  if (g_tiles) {
+    const size_t kp = tile_pairs(d);
+    uint32_t* u = scratch(t_b, tile_rows(n) * kp);
+    pack_tile_a(false, n, d, U, d, u);
+    for (size_t i = 0; i < s.count; ++i) {
+      const float* w = s.w[i];
+      g_tiles(n, s.rows[i], kp, 1.f, u, kp,
+              weight_pack(w, true, d, s.rows[i], d, [&] { return w; }), tile_rows(s.rows[i]),
+              0.f, out[i], s.rows[i]);
+    }
+    return;
+  }
   const size_t R = stacked_rows(s);
   float* Y = grow(im.ycat, n * R);
-  if (g_tiles) {  // the stacked weights are copied and packed once per step
-    tiles_times(false, n, R, d, 1.f, U, d,
-                weight_pack(s.w[0], true, d, R, d, [&] { return stacked_weights(im, s, R, d); }),
-                0.f, Y, R);
-  } else {
-    gemm_nt(n, R, d, U, d, stacked_weights(im, s, R, d), d, Y, R);
-  }
+  gemm_nt(n, R, d, U, d, stacked_weights(im, s, R, d), d, Y, R);
   for (size_t i = 0, c = 0; i < s.count; c += s.rows[i], ++i)
     for (size_t p = 0; p < n; ++p)
       std::memcpy(out[i] + p * s.rows[i], Y + p * R + c, s.rows[i] * sizeof(float));
@@ -208,15 +218,9 @@ void stacked_forward(Work& im, const Stacked& s, const float* U, size_t n, size_
 
 void stacked_backward(Work& im, const Stacked& s, const float* U, size_t n, size_t d,
                       const float* const* dout, float* din, bool accumulate) {
-  const size_t R = stacked_rows(s);
-  float* dY = grow(im.ycat, n * R);
-  for (size_t i = 0, c = 0; i < s.count; c += s.rows[i], ++i)
-    for (size_t p = 0; p < n; ++p)
-      std::memcpy(dY + p * R + c, dout[i] + p * s.rows[i], s.rows[i] * sizeof(float));
   if (g_tiles) {
     // g[i] += dout[i]ᵀ · U straight into each gradient (beta 1 in the
-    // tiles' store), U packed once for all parts: no stacked gradient to
-    // zero and add back.
+    // tiles' store), U packed once for all parts; then din = Σ dout[i] · w[i].
     const size_t kp = tile_pairs(n);
     uint32_t* u = scratch(t_b, kp * tile_rows(d));
     pack_tile_b(false, n, d, U, d, u);
@@ -225,11 +229,19 @@ void stacked_backward(Work& im, const Stacked& s, const float* U, size_t n, size
       pack_tile_a(true, s.rows[i], n, dout[i], s.rows[i], a);
       g_tiles(s.rows[i], d, kp, 1.f, a, kp, u, tile_rows(d), 1.f, s.g[i], d);
     }
-    tiles_times(false, n, d, R, 1.f, dY, R,
-                weight_pack(s.w[0], false, R, d, d, [&] { return stacked_weights(im, s, R, d); }),
-                accumulate ? 1.f : 0.f, din, d);
+    for (size_t i = 0; i < s.count; ++i) {
+      const float* w = s.w[i];
+      tiles_times(false, n, d, s.rows[i], 1.f, dout[i], s.rows[i],
+                  weight_pack(w, false, s.rows[i], d, d, [&] { return w; }),
+                  i == 0 && !accumulate ? 0.f : 1.f, din, d);
+    }
     return;
   }
+  const size_t R = stacked_rows(s);
+  float* dY = grow(im.ycat, n * R);
+  for (size_t i = 0, c = 0; i < s.count; c += s.rows[i], ++i)
+    for (size_t p = 0; p < n; ++p)
+      std::memcpy(dY + p * R + c, dout[i] + p * s.rows[i], s.rows[i] * sizeof(float));
   const float* W = stacked_weights(im, s, R, d);
   float* G = grow(im.gcat, R * d);
   std::memset(G, 0, R * d * sizeof(float));
