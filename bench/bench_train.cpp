@@ -11,6 +11,12 @@
 //                             through StepWorkers on N threads, on N cores
 //                             (support/cpu_pinning.h: counter "cores" says
 //                             how many the row had)
+//   BM_train_step_reference_amx / _bf16   the same step in bf16 compute on
+//                             AMX tiles / on vdpbf16ps (AVX512-BF16, no AMX)
+//   BM_train_step_qa_sft_bf16, BM_train_step_pretrain_bf16   the rows below
+//                             in bf16 compute (tiles on AMX, else vdpbf16ps)
+//   BM_train_products_{bf16_amx,bf16_avx512,f32}/m/n/k   one weight's three
+//                             products of a step (see ProductShape)
 //   BM_train_step_pretrain/trainer_threads:N  the paper's pretraining step
 //                             (trainer/recipes/paper-pretrain.recipe, its MoE
 //                             arm): pretrain.batch_tokens of seq_len documents,
@@ -18,6 +24,7 @@
 // Counters: tok/s; GFLOP/s (3 × the forward FLOPs: forward, input and weight
 // gradients), over wall time for N threads; roofline_frac = GFLOP/s per CPU
 // second of the process over the f32 FMA peak of the ISA the trainer runs
+// (bf16 rows: over the tile peak on tiles, the vdpbf16ps peak on vdpbf16ps)
 // (AMXQA_MAX_ISA=avx2 measures its AVX2 path on an AVX-512 machine);
 // tok_per_cpu_s likewise; seconds per stage as fractions of the step.
 // The one benchmark that needs the trainer: amxqa-bench links the trainer
@@ -33,6 +40,7 @@
 #include <vector>
 
 #include "amxqa_paths.h"
+#include "kernels/training/sgemm_bf16.h"
 #include "format/random_model.h"
 #include "model/step_workers.h"
 #include "model/train_model.h"
@@ -95,7 +103,9 @@ double process_cpu_seconds() {
 void report(benchmark::State& state, const ArchConfig& arch, double tokens_per_step,
             double flops_per_step, unsigned threads, const train::StageTimes& t, double cpu_seconds) {
   const double iters = double(state.iterations());
-  const double peak = rooflines().compute_peak(train::train_isa(), DType::f32);
+  // bf16 compute: the peak of the unit its products run on (tiles or vdpbf16ps).
+  const double peak =
+      rooflines().compute_peak(train::train_isa(), train::bf16_compute_on() ? DType::bf16 : DType::f32);
   if (peak > 0 && cpu_seconds > 0)
     state.counters["roofline_frac"] = 3.0 * flops_per_step * iters / cpu_seconds / 1e9 / peak;
   if (cpu_seconds > 0) state.counters["tok_per_cpu_s"] = tokens_per_step * iters / cpu_seconds;
@@ -139,18 +149,39 @@ void BM_train_step_reference(benchmark::State& state) {
   train_step_reference(state);
 }
 
-// The same step in the trainer's bf16 compute mode on AMX tiles (operands
-// rounded to bf16, f32 accumulation and master weights).
-void BM_train_step_reference_amx(benchmark::State& state) {
-  if (!train::set_bf16_compute(true) || !train::bf16_compute_on_tiles()) {
-    train::set_bf16_compute(false);
-    state.SkipWithError("architecture unsupported");
-    return;
+// The trainer's bf16 compute mode (operands rounded to bf16, f32
+// accumulation and master weights) for the scope of one row: on tiles
+// (tiles = true, AMX only) or on vdpbf16ps (false: AVX512-BF16 without AMX;
+// an AMX CPU's bf16 runs on tiles). ok() is false, with the row skipped,
+// where the CPU has no such unit.
+struct Bf16Row {
+  bool on;
+  Bf16Row(benchmark::State& state, bool tiles)
+      : on(train::set_bf16_compute(true) && train::bf16_compute_on_tiles() == tiles) {
+    if (!on) state.SkipWithError("architecture unsupported");
   }
+  ~Bf16Row() { train::set_bf16_compute(false); }
+  bool ok() const { return on; }
+  static void label(benchmark::State& state) {
+    state.counters["weight_bits"] = 16;  // bf16 products
+    state.SetLabel(train::bf16_compute_on_tiles() ? "amx_bf16 tiles" : "avx512_bf16 vdpbf16ps");
+  }
+};
+
+// The same step on AMX tiles.
+void BM_train_step_reference_amx(benchmark::State& state) {
+  const Bf16Row bf16(state, true);
+  if (!bf16.ok()) return;
   train_step_reference(state);
-  train::set_bf16_compute(false);
-  state.counters["weight_bits"] = 16;
-  state.SetLabel("amx_bf16 tiles");
+  Bf16Row::label(state);
+}
+
+// The same step on vdpbf16ps (Zen 4 and other AVX512-BF16 CPUs without AMX).
+void BM_train_step_reference_bf16(benchmark::State& state) {
+  const Bf16Row bf16(state, false);
+  if (!bf16.ok()) return;
+  train_step_reference(state);
+  Bf16Row::label(state);
 }
 
 void train_step_reference(benchmark::State& state) {
@@ -180,6 +211,7 @@ void train_step_reference(benchmark::State& state) {
 }
 BENCHMARK(BM_train_step_reference)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_train_step_reference_amx)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_step_reference_bf16)->Unit(benchmark::kMillisecond);
 
 // A committed recipe (trainer/recipes/NAME.recipe), or null with the reason
 // when the checkout's recipes are not beside this binary.
@@ -307,8 +339,117 @@ void BM_train_step_qa_sft(benchmark::State& state) { run_steps(state, "qa-v2.2",
 void BM_train_step_pretrain(benchmark::State& state) {
   run_steps(state, "paper-pretrain", pretrain_step);
 }
+// The same steps in bf16 compute: on tiles where the CPU has AMX, else on
+// vdpbf16ps (the label says which).
+void train_steps_bf16(benchmark::State& state, const char* recipe,
+                      StepShape (*make)(const train::RunConfig&)) {
+  const Bf16Row bf16(state, train::train_isa() == AMXQA_ISA_AMX);
+  if (!bf16.ok()) return;
+  run_steps(state, recipe, make);
+  Bf16Row::label(state);
+}
+void BM_train_step_qa_sft_bf16(benchmark::State& state) { train_steps_bf16(state, "qa-v2.2", qa_step); }
+void BM_train_step_pretrain_bf16(benchmark::State& state) {
+  train_steps_bf16(state, "paper-pretrain", pretrain_step);
+}
 BENCHMARK(BM_train_step_qa_sft)->ArgName("trainer_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_train_step_pretrain)->ArgName("trainer_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_step_qa_sft_bf16)->ArgName("trainer_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_train_step_pretrain_bf16)->ArgName("trainer_threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The bf16 products of one weight matrix in one training step, on the
+// reference model's shapes (1,024 tokens; d 256; the MLP's 640): the
+// forward Y = X·Wᵀ, the input gradient dX = dY·W and the weight gradient
+// dW += dYᵀ·X, each with its activation operands packed, plus the weight's
+// two tile layouts (packed once per step). GFLOP/s counts the three products
+// (3 · 2mnk); roofline_frac (result_set.cpp, from the name) is over the
+// tile peak for _amx, the vdpbf16ps peak for _avx512. BM_train_products_f32
+// is the same three products on the trainer's f32 sgemm, for the ratio.
+struct ProductShape {
+  size_t m, n, k;  // tokens, outputs, inputs
+  std::vector<float> X, W, Y, dY, dX, dW;
+  explicit ProductShape(benchmark::State& state)
+      : m(size_t(state.range(0))), n(size_t(state.range(1))), k(size_t(state.range(2))) {
+    Ids ids{17, 1u << 20};
+    auto fill = [&](std::vector<float>& v, size_t count) {
+      v.resize(count);
+      for (float& x : v) x = float(ids.next() % 2001) * 1e-3f - 1.f;
+    };
+    fill(X, m * k);
+    fill(W, n * k);
+    fill(dY, m * n);
+    Y.resize(m * n);
+    dX.resize(m * k);
+    dW.assign(n * k, 0.f);
+  }
+  void report(benchmark::State& state) const {
+    state.counters["GFLOP/s"] = benchmark::Counter(3.0 * 2.0 * double(m * n * k) * double(state.iterations()) / 1e9,
+                                                   benchmark::Counter::kIsRate);
+  }
+};
+
+void BM_train_products_bf16_amx(benchmark::State& state) {
+  const TileProduct tiles = tile_product_amx();
+  if (!tiles || !__builtin_cpu_supports("avx512bf16")) return state.SkipWithError("architecture unsupported");
+  ProductShape s(state);
+  const size_t m = s.m, n = s.n, k = s.k;
+  std::vector<uint32_t> wt(tile_pairs(k) * tile_rows(n)), wn(tile_pairs(n) * tile_rows(k));
+  std::vector<uint32_t> a(tile_rows(std::max(m, n)) * tile_pairs(std::max({m, n, k})));
+  std::vector<uint32_t> b(tile_pairs(m) * tile_rows(k));
+  for (auto _ : state) {
+    pack_tile_b(true, k, n, s.W.data(), k, wt.data());   // once per step: Wᵀ
+    pack_tile_b(false, n, k, s.W.data(), k, wn.data());  // and W
+    pack_tile_a(false, m, k, s.X.data(), k, a.data());
+    tiles(m, n, tile_pairs(k), 1.f, a.data(), tile_pairs(k), wt.data(), tile_rows(n), 0.f, s.Y.data(), n);
+    pack_tile_a(false, m, n, s.dY.data(), n, a.data());
+    tiles(m, k, tile_pairs(n), 1.f, a.data(), tile_pairs(n), wn.data(), tile_rows(k), 0.f, s.dX.data(), k);
+    pack_tile_a(true, n, m, s.dY.data(), n, a.data());
+    pack_tile_b(false, m, k, s.X.data(), k, b.data());
+    tiles(n, k, tile_pairs(m), 1.f, a.data(), tile_pairs(m), b.data(), tile_rows(k), 1.f, s.dW.data(), k);
+    benchmark::DoNotOptimize(s.dW.data());
+  }
+  s.report(state);
+}
+
+// The three products through an sgemm (trainer's f32 table, or vdpbf16ps).
+template <class Sgemm>
+void three_products(benchmark::State& state, ProductShape& s, const Sgemm& sgemm) {
+  const size_t m = s.m, n = s.n, k = s.k;
+  for (auto _ : state) {
+    sgemm(false, true, m, n, k, s.X.data(), k, s.W.data(), k, 0.f, s.Y.data(), n);
+    sgemm(false, false, m, k, n, s.dY.data(), n, s.W.data(), k, 0.f, s.dX.data(), k);
+    sgemm(true, false, n, k, m, s.dY.data(), n, s.X.data(), k, 1.f, s.dW.data(), k);
+    benchmark::DoNotOptimize(s.dW.data());
+  }
+  s.report(state);
+}
+
+void BM_train_products_bf16_avx512(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx512bf16") || train::train_isa() < AMXQA_ISA_AVX512)
+    return state.SkipWithError("architecture unsupported");
+  ProductShape s(state);
+  three_products(state, s, [](bool ta, bool tb, size_t m, size_t n, size_t k, const float* A, size_t lda,
+                              const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+    sgemm_bf16_avx512(ta, tb, m, n, k, 1.f, A, lda, B, ldb, beta, C, ldc);
+  });
+}
+
+void BM_train_products_f32(benchmark::State& state) {
+  ProductShape s(state);
+  const Kernels& t = train::train_kernels();
+  three_products(state, s, [&](bool ta, bool tb, size_t m, size_t n, size_t k, const float* A, size_t lda,
+                               const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+    t.sgemm(ta, tb, m, n, k, 1.f, A, lda, B, ldb, beta, C, ldc);
+  });
+  state.SetLabel(t.name);
+}
+
+void product_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"m", "n", "k"})->Args({1024, 256, 256})->Args({1024, 640, 256})->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK(BM_train_products_bf16_amx)->Apply(product_shapes);
+BENCHMARK(BM_train_products_bf16_avx512)->Apply(product_shapes);
+BENCHMARK(BM_train_products_f32)->Apply(product_shapes);
 
 }  // namespace
 }  // namespace amxqa::bench
@@ -321,8 +462,11 @@ void skip_without_trainer(benchmark::State& state) {
   state.SkipWithError("trainer library not linked (configure with AMXQA_BUILD_TRAINER=ON)");
 }
 const bool registered = [] {
-  for (const char* name : {"BM_train_step_reference", "BM_train_step_reference_amx", "BM_train_step_qa_sft",
-                           "BM_train_step_pretrain"})
+  for (const char* name :
+       {"BM_train_step_reference", "BM_train_step_reference_amx", "BM_train_step_reference_bf16",
+        "BM_train_step_qa_sft", "BM_train_step_pretrain", "BM_train_step_qa_sft_bf16",
+        "BM_train_step_pretrain_bf16", "BM_train_products_bf16_amx",
+        "BM_train_products_bf16_avx512", "BM_train_products_f32"})
     benchmark::RegisterBenchmark(name, skip_without_trainer);
   return true;
 }();

@@ -33,7 +33,13 @@ Summary make_summary(const ResultSet& runs, const CpuIdentity& cpu) {
   const Rooflines& roof = rooflines();
   const BenchResult* answer = runs.find("BM_model_answer_auto");
   const BenchResult* decode = runs.find("BM_model_decode_auto");
-  const BenchResult* train = runs.find("BM_train_step_reference");
+  // Training: the fastest path the CPU has (f32, AMX tiles or vdpbf16ps).
+  const BenchResult* train = nullptr;
+  for (const char* row : {"BM_train_step_reference", "BM_train_step_reference_amx",
+                          "BM_train_step_reference_bf16"}) {
+    const BenchResult* r = runs.find(row);
+    if (r && r->error.empty() && (!train || counter(r, "tok_s") > counter(train, "tok_s"))) train = r;
+  }
   Summary s;
   s.cpu = cpu.cpu_id;
   s.backend = answer && !answer->label.empty() ? answer->label : cpu.best_isa;

@@ -19,6 +19,7 @@ struct Summary {
   double decode_tok_s, decode_roofline_frac;
   double answer_p50_ms, answer_p99_ms;
   double session_bytes, model_bytes;
+  // The fastest of BM_train_step_reference (f32), _amx (tiles), _bf16 (vdpbf16ps).
   double train_tok_s, train_roofline_frac;
   // The trainer's threaded steps (BM_train_step_{qa_sft,pretrain}/trainer_threads:N):
   // tok/s on 1 thread, and the 2-thread row's tok/s over it.

@@ -5,7 +5,8 @@
 // Tolerances are relative to the magnitude Σ|w||x| of each output (so
 // cancellation does not make them meaningless):
 //   f32                                    1e-4
-//   sgemm_bf16_avx512 against the product of its bf16-rounded operands 1e-4
+//   sgemm_bf16_avx512 and sgemm_bf16_tiles (emulated, and real AMX where
+//   usable) against the product of their bf16-rounded operands 1e-4
 // bf16 and i8 weights have no tolerance: every table, the tiles included,
 // gives the scalar oracle's bits (canonical_bf16.h, canonical_i8.h). The
 // oracle is within 1e-5 of the exact product of the bf16-rounded (bf16) or
@@ -392,16 +393,26 @@ TEST_SUITE("unit") {
               check_c(C, exact, 1e-4f,
                       std::string(t.label) + " sgemm " + shape + " beta=" + std::to_string(beta));
             }
-            // The trainer's AMX compute mode, on the tile emulator: near the
-            // exact product at bf16 precision (operands rounded to 8 bits).
-            if (sh.k > 0) {
-              std::vector<float> C = fresh_c();
-              REQUIRE(sgemm_bf16_tiles(kernels_amx_emulated(), ta, tb, sh.m, sh.n, sh.k, alpha,
-                                       A.data(), lda, B.data(), ldb, beta, C.data(), ldc));
-              check_c(C, exact, 1e-2f, "sgemm_bf16_tiles (emulated) " + shape);
-            }
-            // The trainer's bf16 compute mode: the same product of the
+            // The trainer's bf16 compute modes: the product of the
             // bf16-rounded operands, accumulated in f32.
+            auto r16 = [](float x) { return double(bf16_to_f32(f32_to_bf16(x))); };
+            auto rounded = [&](size_t i, size_t j) {
+              double acc = 0;
+              for (size_t p = 0; p < sh.k; ++p) acc += r16(opA(i, p)) * r16(opB(p, j));
+              return float(alpha * acc + beta * C0[i * ldc + j]);
+            };
+            // On tiles: the emulator (its packers need AVX512-BF16), and real
+            // tiles where the CPU and OS allow them.
+            for (TileProduct tiles : {tile_product_emulated(), tile_product_amx()}) {
+              if (!tiles || sh.k == 0 || !__builtin_cpu_supports("avx512bf16")) continue;
+              std::vector<float> C = fresh_c();
+              REQUIRE(sgemm_bf16_tiles(tiles, ta, tb, sh.m, sh.n, sh.k, alpha, A.data(), lda,
+                                       B.data(), ldb, beta, C.data(), ldc));
+              check_c(C, rounded, 1e-4f,
+                      std::string("sgemm_bf16_tiles ") +
+                          (tiles == tile_product_amx() ? "(AMX) " : "(emulated) ") + shape);
+            }
+            // With vdpbf16ps.
             const bool avx512 = std::any_of(tables.begin(), tables.end(), [](const Table& t) {
               return t.k == kernels_avx512();
             });
@@ -409,14 +420,46 @@ TEST_SUITE("unit") {
             if (!avx512 || !sgemm_bf16_avx512(ta, tb, sh.m, sh.n, sh.k, alpha, A.data(), lda,
                                               B.data(), ldb, beta, C.data(), ldc))
               continue;
-            auto r16 = [](float x) { return double(bf16_to_f32(f32_to_bf16(x))); };
-            auto rounded = [&](size_t i, size_t j) {
-              double acc = 0;
-              for (size_t p = 0; p < sh.k; ++p) acc += r16(opA(i, p)) * r16(opB(p, j));
-              return float(alpha * acc + beta * C0[i * ldc + j]);
-            };
             check_c(C, rounded, 1e-4f, "sgemm_bf16_avx512 " + shape);
           }
+  }
+
+  TEST_CASE("tile operands: pack_tile_a / pack_tile_b lay out op(A) and op(B) as the tiles read them") {
+    if (!__builtin_cpu_supports("avx512bf16")) return;  // the packers' instructions
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-2.f, 2.f);
+    const size_t sizes[][2] = {{1, 1}, {16, 32}, {17, 33}, {40, 7}, {5, 70}, {33, 64}};
+    for (const auto& sz : sizes)
+      for (int t = 0; t < 2; ++t) {
+        const size_t rows = sz[0], k = sz[1], ld = (t ? rows : k) + 2;  // stored [k][rows] when t
+        std::vector<float> X((t ? k : rows) * ld);
+        for (float& x : X) x = u(rng);
+        auto op = [&](size_t i, size_t p) { return t ? X[p * ld + i] : X[i * ld + p]; };
+        const size_t kp = tile_pairs(k), rp = tile_rows(rows);
+        REQUIRE(kp % 16 == 0);
+        REQUIRE(kp * 2 >= k);
+        // The pair of value kk, kk + 1 of row i, zero beyond k.
+        auto pair = [&](size_t i, size_t p) {
+          if (i >= rows || 2 * p >= k) return uint32_t(0);
+          const uint32_t lo = f32_to_bf16(op(i, 2 * p));
+          const uint32_t hi = 2 * p + 1 < k ? f32_to_bf16(op(i, 2 * p + 1)) : 0;
+          return lo | hi << 16;
+        };
+        std::vector<uint32_t> a(rp * kp, 0xdeadbeef), b(kp * rp, 0xdeadbeef);
+        // As A: op(A) = X (t = 0) or the stored matrix transposed (t = 1).
+        REQUIRE(pack_tile_a(t == 1, rows, k, X.data(), ld, a.data()));
+        // As B: op(B) [k][rows] = the same values, column i of op(B) = row i above:
+        // stored [k][rows] (trans_b = 0) when t, [rows][k] (trans_b = 1) when not.
+        REQUIRE(pack_tile_b(t == 0, k, rows, X.data(), ld, b.data()));
+        size_t bad_a = 0, bad_b = 0;
+        for (size_t i = 0; i < rp; ++i)
+          for (size_t p = 0; p < kp; ++p) {
+            bad_a += a[i * kp + p] != pair(i, p);
+            bad_b += b[p * rp + i] != pair(i, p);
+          }
+        CHECK_MESSAGE(bad_a == 0, "A rows=" << rows << " k=" << k << " t=" << t);
+        CHECK_MESSAGE(bad_b == 0, "B rows=" << rows << " k=" << k << " t=" << t);
+      }
   }
 
   // canonical_bf16.h at its edges: denormal and tiny operands (DAZ / FTZ),

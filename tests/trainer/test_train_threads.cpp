@@ -6,6 +6,7 @@
 // hands out one reused slot (as PieceSource does) trains on every document.
 // And the optimizer step's fixed units: their partition, StepWorkers::adamw_step
 // against the free adamw_step, and zero gradient in untouched expert slices.
+// The bf16 tile path (on the tile emulator) keeps the same-bits rule.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -190,6 +191,24 @@ TEST_SUITE("unit") {
       TrainModel init(toy_moe_arch(), 3);
       CHECK_FALSE(same_bits(init.params()[0].w, m1->params()[0].w));
     }
+  }
+
+  TEST_CASE("StepWorkers on tiles (the emulator): 1 and 2 threads train the same bits") {
+    if (!__builtin_cpu_supports("avx512bf16")) return;  // the tile operands' packers
+    std::vector<double> f32_losses;
+    auto f32 = train_with(1, LossKind::extractive, 2, &f32_losses);
+    REQUIRE(set_bf16_compute(true, true));
+    REQUIRE(bf16_compute_on_tiles());
+    std::vector<double> l1, l2;
+    auto m1 = train_with(1, LossKind::extractive, 2, &l1, true);
+    auto m2 = train_with(2, LossKind::extractive, 2, &l2, true);
+    set_bf16_compute(false);
+    check_same_model(*m1, *m2);
+    CHECK(l1 == l2);
+    // The products ran in bf16 (other bits than f32), near the f32 losses.
+    CHECK(l1 != f32_losses);
+    REQUIRE(l1.size() == f32_losses.size());
+    for (size_t i = 0; i < l1.size(); ++i) CHECK(l1[i] == doctest::Approx(f32_losses[i]).epsilon(0.02));
   }
 
   TEST_CASE("StepWorkers: a bad document throws, and the workers keep working") {

@@ -87,6 +87,7 @@ double adamw_step(std::vector<Param>& params, const AdamWConfig& c, uint64_t ste
   const double norm = units_norm(params, units);
   const AdamWScalars s = adamw_scalars(c, step, lr, norm);
   for (const OptUnit& u : units) unit_adamw(params, u, c, s);
+  weights_changed();
   return norm;
 }
 

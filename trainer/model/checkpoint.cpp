@@ -157,6 +157,7 @@ bool load_checkpoint(const std::string& path, TrainModel& m, TrainState& s) {
   }
   m.token_seen().swap(seen);
   s = std::move(st);
+  weights_changed();
   return true;
 }
 

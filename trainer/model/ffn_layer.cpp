@@ -17,9 +17,9 @@ void mlp_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
   const size_t d = a.d_model, f = a.d_ff;
   float* pre = grow(A.pre, n * f);
   float* act = grow(A.act, n * f);
-  gemm_nt(n, f, d, A.v.data(), d, P[L.w1].w.data(), d, pre, f);
+  gemm_nt_weight(n, f, d, A.v.data(), d, P[L.w1].w.data(), d, pre, f);
   ops::relu2(pre, n * f, act);
-  gemm_nt(n, d, f, act, f, P[L.w2].w.data(), f, out, d);
+  gemm_nt_weight(n, d, f, act, f, P[L.w2].w.data(), f, out, d);
 }
 
 void mlp_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
@@ -27,10 +27,10 @@ void mlp_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L,
   const size_t d = a.d_model, f = a.d_ff;
   gemm_tn_acc(d, f, n, dout, d, A.act.data(), f, P[L.w2].g.data(), f);
   float* dact = grow(im.dact, n * f);
-  gemm_nn(n, f, d, dout, d, P[L.w2].w.data(), f, dact, f);
+  gemm_nn_weight(n, f, d, dout, d, P[L.w2].w.data(), f, dact, f);
   simd::relu2_backward(A.pre.data(), dact, n * f);
   gemm_tn_acc(f, d, n, dact, f, A.v.data(), d, P[L.w1].g.data(), d);
-  gemm_nn(n, d, f, dact, f, P[L.w1].w.data(), d, din, d);
+  gemm_nn_weight(n, d, f, dact, f, P[L.w1].w.data(), d, din, d);
 }
 
 void moe_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
@@ -68,7 +68,7 @@ void moe_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
     const float inv = 1.0f / static_cast<float>(s - blk.stat_lo + 1);
     for (size_t i = 0; i < d; ++i) blk.stat[i] *= inv;
     blk.probs.resize(E);
-    gemm_nt(1, E, d, blk.stat.data(), d, router, d, blk.probs.data(), E);
+    gemm_nt_weight(1, E, d, blk.stat.data(), d, router, d, blk.probs.data(), E);
     blk.idx.resize(K);
     blk.gates.resize(K);
     ops::moe_route(blk.probs.data(), E, K, blk.idx.data(), blk.gates.data());
@@ -79,9 +79,9 @@ void moe_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
       const size_t e = blk.idx[j];
       float* pj = pre + (j * n + blk.start) * f;
       float* aj = act + (j * n + blk.start) * f;
-      gemm_nt(blk.len, f, d, v + blk.start * d, d, P[L.moe_w1].w.data() + e * f * d, d, pj, f);
+      gemm_nt_weight(blk.len, f, d, v + blk.start * d, d, P[L.moe_w1].w.data() + e * f * d, d, pj, f);
       ops::relu2(pj, blk.len * f, aj);
-      gemm_nt(blk.len, d, f, aj, f, P[L.moe_w2].w.data() + e * d * f, f, ob, d,
+      gemm_nt_weight(blk.len, d, f, aj, f, P[L.moe_w2].w.data() + e * d * f, f, ob, d,
               j == 0 ? 0.f : 1.f, blk.gates[j]);
       lb[e] += 1.f;
       if (counts) ++counts[e];
@@ -121,7 +121,7 @@ void moe_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L,
       const float* aj = A.act.data() + (j * n + blk.start) * f;
       // y_e = w2_e · act;  out += g·y_e  ⇒ dW2_e += g·doutᵀ act; G = dout·w2_e; dg = <G, act>
       gemm_tn_acc(d, f, blk.len, dob, d, aj, f, W2.g.data() + e * d * f, f, g);
-      gemm_nn(blk.len, f, d, dob, d, W2.w.data() + e * d * f, f, G, f);
+      gemm_nn_weight(blk.len, f, d, dob, d, W2.w.data() + e * d * f, f, G, f);
       // <G, act> through the runtime's row-dot kernel: G viewed as one f32 row.
       float dg = 0.f;
       const uint32_t row0 = 0;
@@ -134,7 +134,7 @@ void moe_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L,
       gsum += g * dg;
       simd::relu2_backward(pj, G, blk.len * f);  // G ← d(act)/d(pre) ⊙ G, still missing g
       gemm_tn_acc(f, d, blk.len, G, f, v + blk.start * d, d, W1.g.data() + e * f * d, d, g);
-      gemm_nn(blk.len, d, f, G, f, W1.w.data() + e * f * d, d, din + blk.start * d, d, 1.f, g);
+      gemm_nn_weight(blk.len, d, f, G, f, W1.w.data() + e * f * d, d, din + blk.start * d, d, 1.f, g);
       W1.touched[e] = 1;
       W2.touched[e] = 1;
     }
@@ -148,7 +148,7 @@ void moe_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L,
     for (size_t i = 0; i < E; ++i) dr[i] += w * blk.probs[i] * (A.lb_coef[i] - pc);
     // r = router · stat ⇒ drouter += dr ⊗ stat; dstat = routerᵀ dr, spread over the window.
     gemm_tn_acc(E, d, 1, dr, E, blk.stat.data(), d, Rt.g.data(), d);
-    gemm_nn(1, d, E, dr, E, Rt.w.data(), d, dstat, d);
+    gemm_nn_weight(1, d, E, dr, E, Rt.w.data(), d, dstat, d);
     const float inv = 1.0f / static_cast<float>(blk.stat_hi - blk.stat_lo + 1);
     for (size_t p = blk.stat_lo; p <= blk.stat_hi; ++p)
       for (size_t i = 0; i < d; ++i) din[p * d + i] += dstat[i] * inv;

@@ -63,7 +63,7 @@ void lin_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
                     dec[p * H + h], dk, hd, oh);
       oinv[p * H + h] = ops::rmsnorm(oh, nullptr, hd, a.norm_eps, oh);
     }
-  gemm_nt(n, d, vd, o, vd, P[L.wo].w.data(), vd, out, d);
+  gemm_nt_weight(n, d, vd, o, vd, P[L.wo].w.data(), vd, out, d);
 }
 
 void lin_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
@@ -80,7 +80,7 @@ void lin_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L,
   const float* dec = A.a.data();
   gemm_tn_acc(d, vd, n, dout, d, oh, vd, P[L.wo].g.data(), vd);
   float* dO = grow(im.do_, n * vd);
-  gemm_nn(n, vd, d, dout, d, P[L.wo].w.data(), vd, dO, vd);
+  gemm_nn_weight(n, vd, d, dout, d, P[L.wo].w.data(), vd, dO, vd);
   // Per-head RMS norm without gain: ô = o·inv ⇒ do = inv·(dô − ô·mean(dô⊙ô)).
   for (size_t p = 0; p < n; ++p)
     for (size_t h = 0; h < H; ++h) {

@@ -142,6 +142,7 @@ void StepWorkers::run_job(Job& job) {
   if (!job.each) {  // a document job: the replicas then hold the master's weights
     job.copy_weights = !skip_next_copy_;
     skip_next_copy_ = false;
+    if (job.copy_weights) weights_changed();  // the replicas' packs are of their old weights
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -264,6 +265,7 @@ double StepWorkers::adamw_step(const AdamWConfig& c, uint64_t step, float lr) {
       std::copy(w, w + unit.count, r->params()[unit.param].w.data() + unit.begin);
   });
   skip_next_copy_ = keep_synced;
+  weights_changed();
   return norm;
 }
 

@@ -131,7 +131,7 @@ void swa_forward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, 
       ops::swa_block(attend, blk);
     });
   }
-  gemm_nt(n, d, qd, o, qd, P[L.wo].w.data(), qd, out, d);
+  gemm_nt_weight(n, d, qd, o, qd, P[L.wo].w.data(), qd, out, d);
 }
 
 void swa_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L, LayerActs& A,
@@ -142,7 +142,7 @@ void swa_backward(const ArchConfig& a, std::vector<Param>& P, const LayerIdx& L,
   // out = O · woᵀ
   gemm_tn_acc(d, qd, n, dout, d, A.o.data(), qd, P[L.wo].g.data(), qd);
   float* dO = grow(im.do_, n * qd);
-  gemm_nn(n, qd, d, dout, d, P[L.wo].w.data(), qd, dO, qd);
+  gemm_nn_weight(n, qd, d, dout, d, P[L.wo].w.data(), qd, dO, qd);
   float* dq = grow(im.dq, n * qd);
   float* dk = grow(im.dk, n * kd);
   float* dv = grow(im.dvv, n * kd);

@@ -30,6 +30,14 @@ void gemm_nt(size_t m, size_t n, size_t k, const float* A, size_t lda, const flo
 // C[m][n] = alpha · A[m][k] · B[k][n] + beta · C     (dX = dY · W)
 void gemm_nn(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
              size_t ldb, float* C, size_t ldc, float beta = 0.f, float alpha = 1.f);
+// The same two with B a weight matrix (a Param's w, or a slice of it): on
+// tiles its bf16 layout is packed once per generation of the weights (once
+// per optimizer step, weights_changed()) and reused by every product until
+// then; elsewhere exactly gemm_nt / gemm_nn.
+void gemm_nt_weight(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* W,
+                    size_t ldw, float* C, size_t ldc, float beta = 0.f, float alpha = 1.f);
+void gemm_nn_weight(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* W,
+                    size_t ldw, float* C, size_t ldc, float beta = 0.f, float alpha = 1.f);
 // C[m][n] += alpha · A[k][m]ᵀ · B[k][n]               (dW += dYᵀ · X)
 void gemm_tn_acc(size_t m, size_t n, size_t k, const float* A, size_t lda, const float* B,
                  size_t ldb, float* C, size_t ldc, float alpha = 1.f);

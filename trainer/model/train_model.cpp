@@ -137,6 +137,7 @@ TrainModel::TrainModel(const ArchConfig& arch, uint64_t seed) : arch_(arch) {
     im.reader_wo = add("reader_wo", {d, r}, -1.f, true);
   }
   token_seen_.assign(arch.vocab_size, 0);
+  weights_changed();  // new weights, maybe at the addresses of a freed model's
 }
 
 Param* TrainModel::find(const std::string& name) {

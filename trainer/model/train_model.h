@@ -142,9 +142,16 @@ amxqa_isa train_isa();
 // AMX tiles where the CPU and OS allow them (sgemm_bf16_tiles), else with
 // AVX512-BF16 (sgemm_bf16_avx512). Returns whether the mode is in effect:
 // false on CPUs with neither, where the f32 path stays. Off by default.
-bool set_bf16_compute(bool on);
-// Whether bf16 compute is on and runs on AMX tiles.
+// emulated_tiles (tests): the tile path on the portable tile emulator, on any
+// CPU with AVX512-BF16 (the operand packers' instructions).
+bool set_bf16_compute(bool on, bool emulated_tiles = false);
+// Whether bf16 compute is on; and whether it runs on (real or emulated) tiles.
+bool bf16_compute_on();
 bool bf16_compute_on_tiles();
+// Every writer of Param::w calls this after writing (adamw_step,
+// StepWorkers, load_checkpoint and TrainModel's constructor do): on tiles,
+// the weights' bf16 layouts are packed once per generation of the weights.
+void weights_changed();
 
 // Bit-exact checkpoints: weights, moments, step, RNG state, data cursor.
 struct TrainState {
