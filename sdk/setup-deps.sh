@@ -3,7 +3,17 @@
 # Idempotent: when everything is already installed it changes nothing and
 # never touches the network (apt-get update runs only if a package is missing).
 # Works as root, or through sudo for other users.
+#   sdk/setup-deps.sh --aarch64   also installs the aarch64 cross build and QEMU
+#                                 (sdk/cmake/README.md): not installed by default.
 set -euo pipefail
+
+aarch64=0
+for arg in "$@"; do
+  case "$arg" in
+    --aarch64) aarch64=1 ;;
+    *) echo "setup-deps: unknown option $arg (known: --aarch64)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   flatbuffers-compiler libflatbuffers-dev # model file schema: flatc + headers
@@ -24,6 +34,22 @@ packages=(
   # (the peers run on Node.js and npm's onnxruntime-node, not listed: these machines carry
   # nodejs with its own npm, which Debian's npm package conflicts with)
 )
+# The aarch64 cross build (sdk/cmake/toolchain-aarch64.cmake): Debian's cross
+# compiler, qemu-user to run what it builds, and the arm64 builds of the
+# libraries the runtime, the CLI, the tests and the bench link (multiarch).
+# Header-only packages (doctest, nlohmann-json, CLI11) and the host's flatc
+# serve both architectures, so they are in the list above already.
+# libcpuinfo: only the arm64 shared object. bookworm's libcpuinfo-dev:arm64
+# cannot be installed beside libcpuinfo-dev:amd64 (both ship a different
+# /usr/lib/cmake/cpuinfo/cpuinfo-targets-none.cmake, and dpkg refuses), so the
+# cross build takes the host's cpuinfo.h, the same version, and links
+# libcpuinfo.so.0 (sdk/cmake/AmxqaDependencies.cmake).
+if ((aarch64)); then
+  packages+=(
+    g++-aarch64-linux-gnu qemu-user
+    libcpuinfo0:arm64 libflatbuffers-dev:arm64 libbenchmark-dev:arm64 zlib1g-dev:arm64
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -48,5 +74,8 @@ else
 fi
 
 echo "setup-deps: installing ${missing[*]}"
+if ((aarch64)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${as_root[@]}" dpkg --add-architecture arm64
+fi
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
