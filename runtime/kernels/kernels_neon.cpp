@@ -41,19 +41,20 @@ constexpr uint64_t kFpcrFz = 1u << 24, kFpsrUfc = 1u << 3;
 
 inline uint64_t get_fpcr() {
   uint64_t v;
-  __asm__ volatile("mrs %0, fpcr" : "=r"(v));
+  __asm__ volatile("mrs %0, fpcr" : "=r"(v) : : "memory");
   return v;
 }
-inline void set_fpcr(uint64_t v) { __asm__ volatile("msr fpcr, %0" : : "r"(v)); }
+inline void set_fpcr(uint64_t v) { __asm__ volatile("msr fpcr, %0" : : "r"(v) : "memory"); }
 inline uint64_t get_fpsr() {
   uint64_t v;
-  __asm__ volatile("mrs %0, fpsr" : "=r"(v));
+  __asm__ volatile("mrs %0, fpsr" : "=r"(v) : : "memory");
   return v;
 }
-inline void set_fpsr(uint64_t v) { __asm__ volatile("msr fpsr, %0" : : "r"(v)); }
+inline void set_fpsr(uint64_t v) { __asm__ volatile("msr fpsr, %0" : : "r"(v) : "memory"); }
 
-// Runs product() (a noinline function, so that none of its arithmetic moves
-// across the mode switch) with FPCR.FZ set; true when no result underflowed.
+// Runs product() (a noinline function that writes memory, and the register
+// accesses clobber memory, so that none of its arithmetic moves across the
+// mode switch) with FPCR.FZ set; true when no result underflowed.
 // The caller's FPCR and FPSR are restored.
 template <class Product>
 bool without_underflow(Product product) {
