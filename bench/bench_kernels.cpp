@@ -32,7 +32,9 @@
 //   BM_fma_peak_avx512              12 independent zmm FMA chains: the core's
 //                                   f32 peak, the yardstick for sgemm
 #include <benchmark/benchmark.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +45,9 @@
 
 #include "amxqa.h"
 #include "cpu/amx_detect.h"
+#if defined(__x86_64__)
 #include "kernels/attend_gemm_avx512.h"
+#endif
 #include "kernels/amx/amx_thread.h"
 #include "kernels/kernels.h"
 #include "kernels/training/sgemm_bf16.h"
@@ -58,13 +62,20 @@ struct Isa {
   bool supported;
 };
 
+// Every table of this build's architecture gets its rows (on aarch64: neon
+// and neon_dotprod, each row "architecture unsupported" where the CPU lacks it).
 std::vector<Isa> isas() {
   return {
       {"scalar", &kernels_scalar(), true},
+#if defined(__x86_64__)
       {"avx2", kernels_avx2(), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
       {"avx512", kernels_avx512(),
        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")},
+#elif defined(__aarch64__)
+      {"neon", kernels_neon(), kernels_for_isa(AMXQA_ISA_NEON) != nullptr},
+      {"neon_dotprod", kernels_neon_dotprod(), kernels_for_isa(AMXQA_ISA_NEON_DOTPROD) != nullptr},
+#endif
   };
 }
 
@@ -130,7 +141,9 @@ void bm_sgemm(benchmark::State& state, const Isa isa) {
 
 // The trainer's bf16 compute mode (same shapes and counter as BM_sgemm_*).
 void bm_sgemm_bf16_avx512(benchmark::State& state) {
+#if defined(__x86_64__)
   if (!kernels_avx512() || !__builtin_cpu_supports("avx512bf16"))
+#endif
     return state.SkipWithError("architecture unsupported");
   const size_t m = state.range(0), n = state.range(1), k = state.range(2);
   const bool ta = state.range(3) != 0, tb = state.range(4) != 0;
@@ -309,12 +322,14 @@ void bm_attend_gemm(benchmark::State& state, const Isa isa) {
   run_attend_gemm(state, isa.table->attend_gemm);
 }
 
+#if defined(__x86_64__)
 // The zmm kernel whatever the table chose (it runs where zmm FMAs outrun ymm).
 void BM_attend_gemm_zmm_avx512(benchmark::State& state) {
   if (!kernels_for_isa(AMXQA_ISA_AVX512)) return state.SkipWithError("architecture unsupported");
   run_attend_gemm(state, attend_gemm_avx512);
 }
 BENCHMARK(BM_attend_gemm_zmm_avx512)->ArgName("tb")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+#endif
 
 // One swa attention row: softmax over a 256-key window (canonical exp).
 void bm_softmax(benchmark::State& state, const Isa isa) {
@@ -330,6 +345,7 @@ void bm_softmax(benchmark::State& state, const Isa isa) {
       benchmark::Counter(double(n) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
+#if defined(__x86_64__)
 // 12 independent FMA chains cover the latency × throughput of two 512-bit
 // FMA pipes (Zen 5) or one (Zen 4 double-pumps 512-bit ops).
 __attribute__((target("avx512f"), noinline)) float fma_chains(int64_t iters) {
@@ -361,6 +377,7 @@ void BM_fma_peak_avx512(benchmark::State& state) {
                                                  benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_fma_peak_avx512);
+#endif
 
 struct DtypeCase {
   const char* name;

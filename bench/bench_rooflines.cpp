@@ -36,7 +36,9 @@
 // The AMX tile peak is bench_amx.cpp's BM_amx_tile_peak.
 // An ISA the CPU or OS lacks reports "architecture unsupported".
 #include <benchmark/benchmark.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <cstdlib>
@@ -60,6 +62,7 @@ const amxqa_cpu_info& cpu() {
 // probe a tenth of a second (a shared machine's noise averages out).
 constexpr double kProbeSeconds = 0.1;
 
+#if defined(__x86_64__)  // the peak probes are x86 code; elsewhere only BM_read_bw runs
 constexpr int kChains = 12;  // covers latency 4-6 × 2 pipes on current cores
 constexpr int64_t kRounds = 50000;
 
@@ -288,6 +291,8 @@ __attribute__((target("avx2"), noinline)) uint64_t read_sum_avx2(const uint8_t* 
   return lanes[0] + lanes[1] + lanes[2] + lanes[3];
 }
 
+#endif
+
 uint64_t read_sum_portable(const uint8_t* p, size_t n) {
   const uint64_t* w = reinterpret_cast<const uint64_t*>(p);
   uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
@@ -301,11 +306,15 @@ void BM_read_bw(benchmark::State& state) {
   uint8_t* buf = static_cast<uint8_t*>(std::aligned_alloc(64, bytes));
   if (!buf) return state.SkipWithError("out of memory");
   for (size_t i = 0; i < bytes; ++i) buf[i] = uint8_t(i * 131u);  // touch every page
-  const bool z = cpu().has_avx512, y = cpu().has_avx2_fma;
+  [[maybe_unused]] const bool z = cpu().has_avx512, y = cpu().has_avx2_fma;
   for (auto _ : state) {
+#if defined(__x86_64__)
     const uint64_t s = z   ? read_sum_avx512(buf, bytes)
                        : y ? read_sum_avx2(buf, bytes)
                            : read_sum_portable(buf, bytes);
+#else
+    const uint64_t s = read_sum_portable(buf, bytes);
+#endif
     benchmark::DoNotOptimize(s);
   }
   state.counters["GB/s"] = benchmark::Counter(double(bytes) * double(state.iterations()) / 1e9,

@@ -215,10 +215,17 @@ typedef enum amxqa_isa {
   AMXQA_ISA_AVX2 = 2,   /* AVX2 + FMA */
   AMXQA_ISA_AVX512 = 3, /* AVX-512F/BW/VL/DQ; int8 weights on VNNI */
   AMXQA_ISA_AMX = 4,    /* AMX tiles for prefill (M >= 16), AVX-512 for decode */
-  AMXQA_ISA_AMX_EMULATED = 5 /* AMX kernels on the portable tile emulator (tests) */
+  AMXQA_ISA_AMX_EMULATED = 5, /* AMX kernels on the portable tile emulator (tests) */
+  AMXQA_ISA_NEON = 6,   /* aarch64 Advanced SIMD (every aarch64 CPU) */
+  AMXQA_ISA_NEON_DOTPROD = 7 /* NEON, int8 weights on SDOT (Armv8.2-A dot product) */
 } amxqa_isa;
+/* The order of preference is per architecture: x86-64 AMX > AVX512 > AVX2 >
+ * SCALAR, aarch64 NEON_DOTPROD > NEON > SCALAR. A cap (AMXQA_MAX_ISA, the
+ * options' isa) of the other architecture's family caps nothing but
+ * AMX_EMULATED, which AUTO never picks; SCALAR caps both. */
 
-/* Name of an ISA value: "auto", "scalar", "avx2", "avx512", "amx", "amx-emulated". */
+/* Name of an ISA value: "auto", "scalar", "avx2", "avx512", "amx", "amx-emulated",
+ * "neon", "neon-dotprod". */
 AMXQA_API const char* amxqa_isa_name(amxqa_isa isa);
 
 /* CPU / OS capability report. Filled by amxqa_cpu_query(); never allocates. */
@@ -234,6 +241,11 @@ typedef struct amxqa_cpu_info {
   amxqa_isa best;     /* the ISA AMXQA_ISA_AUTO resolves to (after AMXQA_MAX_ISA) */
   char amx_reason[96];/* e.g. "AMX: not used: CPU lacks AMX-TILE" or "AMX: used" */
   char max_isa_env[16]; /* value of AMXQA_MAX_ISA seen, "" if unset */
+  /* aarch64 (all zero and "" elsewhere): from the kernel's HWCAP (getauxval),
+   * which says what the CPU has and the OS enables. */
+  uint8_t has_neon;         /* Advanced SIMD (HWCAP_ASIMD) */
+  uint8_t has_neon_dotprod; /* SDOT/UDOT (HWCAP_ASIMDDP) */
+  char arm_reason[96]; /* e.g. "NEON: used; SDOT: not used: no dot product (HWCAP_ASIMDDP)" */
 } amxqa_cpu_info;
 AMXQA_STRUCT_INIT(amxqa_cpu_info)
 

@@ -5,7 +5,19 @@
 # Works as root, or through sudo for other users.
 #   --browser  also Debian's headless Chromium and its driver, for the browser test of
 #              `amxqa serve`'s page (sdk/server/tests/serve_browser_test.py; skipped without)
+#   --aarch64  also the aarch64 cross build and QEMU (sdk/cmake/README.md)
+# Neither is installed by default; both may be given.
 set -euo pipefail
+
+aarch64=0
+browser=0
+for arg in "$@"; do
+  case "$arg" in
+    --aarch64) aarch64=1 ;;
+    --browser) browser=1 ;;
+    *) echo "setup-deps: unknown option $arg (known: --aarch64, --browser)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   flatbuffers-compiler libflatbuffers-dev # model file schema: flatc + headers
@@ -26,13 +38,26 @@ packages=(
   # (the peers run on Node.js and npm's onnxruntime-node, not listed: these machines carry
   # nodejs with its own npm, which Debian's npm package conflicts with)
 )
+# The aarch64 cross build (sdk/cmake/toolchain-aarch64.cmake): Debian's cross
+# compiler, qemu-user to run what it builds, and the arm64 builds of the
+# libraries the runtime, the CLI, the tests and the bench link (multiarch).
+# Header-only packages (doctest, nlohmann-json, CLI11) and the host's flatc
+# serve both architectures, so they are in the list above already.
+# libcpuinfo: only the arm64 shared object. bookworm's libcpuinfo-dev:arm64
+# cannot be installed beside libcpuinfo-dev:amd64 (both ship a different
+# /usr/lib/cmake/cpuinfo/cpuinfo-targets-none.cmake, and dpkg refuses), so the
+# cross build takes the host's cpuinfo.h, the same version, and links
+# libcpuinfo.so.0 (sdk/cmake/AmxqaDependencies.cmake).
+if ((aarch64)); then
+  packages+=(
+    g++-aarch64-linux-gnu qemu-user
+    libcpuinfo0:arm64 libflatbuffers-dev:arm64 libbenchmark-dev:arm64 zlib1g-dev:arm64
+  )
+fi
 
-for arg in "$@"; do
-  case "$arg" in
-    --browser) packages+=(chromium chromium-driver) ;;  # about 90 MB: only on request (CI asks)
-    *) echo "setup-deps: unknown option $arg (known: --browser)" >&2; exit 2 ;;
-  esac
-done
+if ((browser)); then
+  packages+=(chromium chromium-driver)  # about 90 MB: only on request (CI asks)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -57,5 +82,8 @@ else
 fi
 
 echo "setup-deps: installing ${missing[*]}"
+if ((aarch64)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${as_root[@]}" dpkg --add-architecture arm64
+fi
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,7 +1,9 @@
 // cpu_identity.cpp — see cpu_identity.h.
 #include "report/cpu_identity.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#endif
 #include <cpuinfo.h>
 
 #include <cstdio>
@@ -27,9 +29,12 @@ struct Regs {
   unsigned a = 0, b = 0, c = 0, d = 0;
 };
 
-Regs cpuid(unsigned leaf, unsigned sub = 0) {
+// All zeros where there is no CPUID (aarch64: the vendor and brand are "").
+Regs cpuid([[maybe_unused]] unsigned leaf, [[maybe_unused]] unsigned sub = 0) {
   Regs r;
+#if defined(__x86_64__) || defined(__i386__)
   if (!__get_cpuid_count(leaf, sub, &r.a, &r.b, &r.c, &r.d)) r = Regs{};
+#endif
   return r;
 }
 

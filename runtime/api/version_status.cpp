@@ -87,6 +87,8 @@ AMXQA_API const char* amxqa_isa_name(amxqa_isa isa) {
     case AMXQA_ISA_AVX512: return "avx512";
     case AMXQA_ISA_AMX: return "amx";
     case AMXQA_ISA_AMX_EMULATED: return "amx-emulated";
+    case AMXQA_ISA_NEON: return "neon";
+    case AMXQA_ISA_NEON_DOTPROD: return "neon-dotprod";
   }
   return "unknown";
 }

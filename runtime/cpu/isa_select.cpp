@@ -1,7 +1,7 @@
 // isa_select.cpp — backend selection: kernels_for_isa(), the AMXQA_MAX_ISA cap
-// and amxqa_cpu_query(). CPU features come from libcpuinfo (which also checks
+// and amxqa_cpu_query(). x86 features come from libcpuinfo (which also checks
 // that the OS saves the AVX/AVX-512 state); AMX comes from amx_detect.cpp
-// because Debian's cpuinfo predates AMX. Nothing here keeps mutable state:
+// because Debian's cpuinfo predates AMX; Arm's from arm_detect.cpp (HWCAP). Nothing here keeps mutable state:
 // cpuinfo_initialize() and amx_status() are once-only and thread-safe.
 #include "cpu/isa_select.h"
 
@@ -13,6 +13,7 @@
 
 #include "api/struct_size.h"
 #include "cpu/amx_detect.h"
+#include "cpu/arm_detect.h"
 #include "kernels/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -45,13 +46,27 @@ bool equals_nocase(const char* a, const char* b) {
   return *a == *b;
 }
 
-// Hardware ISAs from best to worst.
-constexpr amxqa_isa kByPreference[] = {AMXQA_ISA_AMX, AMXQA_ISA_AVX512, AMXQA_ISA_AVX2,
-                                       AMXQA_ISA_SCALAR};
+// Hardware ISAs from best to worst (each CPU has only one family).
+constexpr amxqa_isa kByPreference[] = {AMXQA_ISA_AMX,          AMXQA_ISA_AVX512, AMXQA_ISA_AVX2,
+                                       AMXQA_ISA_NEON_DOTPROD, AMXQA_ISA_NEON,   AMXQA_ISA_SCALAR};
+
+enum class Family { scalar, x86, arm };
+Family family(amxqa_isa isa) {
+  if (isa >= AMXQA_ISA_AVX2 && isa <= AMXQA_ISA_AMX_EMULATED) return Family::x86;
+  if (isa == AMXQA_ISA_NEON || isa == AMXQA_ISA_NEON_DOTPROD) return Family::arm;
+  return Family::scalar;
+}
+
+// amxqa.h's rule: a cap orders the ISAs of its own family; SCALAR caps all.
+bool cap_allows(amxqa_isa cap, amxqa_isa isa) {
+  if (cap == AMXQA_ISA_AUTO || isa == AMXQA_ISA_SCALAR) return true;
+  if (cap == AMXQA_ISA_SCALAR) return false;
+  return family(cap) != family(isa) || isa <= cap;
+}
 
 amxqa_isa best_available(amxqa_isa cap) {
   for (amxqa_isa isa : kByPreference)
-    if ((cap == AMXQA_ISA_AUTO || isa <= cap) && isa_available(isa)) return isa;
+    if (cap_allows(cap, isa) && isa_available(isa)) return isa;
   return AMXQA_ISA_SCALAR;
 }
 
@@ -66,6 +81,8 @@ const Kernels* kernels_for_isa(int isa) {
     case AMXQA_ISA_AMX:
       return (cpu_features().avx512 && amx_status().usable) ? kernels_amx() : nullptr;
     case AMXQA_ISA_AMX_EMULATED: return kernels_amx_emulated();
+    case AMXQA_ISA_NEON: return arm_status().neon ? kernels_neon() : nullptr;
+    case AMXQA_ISA_NEON_DOTPROD: return arm_status().dotprod ? kernels_neon_dotprod() : nullptr;
     default: return nullptr;
   }
 }
@@ -86,6 +103,8 @@ amxqa_isa max_isa_from_env(char* seen, size_t seen_cap, bool* bad) {
   if (equals_nocase(v, "avx512")) return AMXQA_ISA_AVX512;
   if (equals_nocase(v, "avx2")) return AMXQA_ISA_AVX2;
   if (equals_nocase(v, "scalar")) return AMXQA_ISA_SCALAR;
+  if (equals_nocase(v, "neon")) return AMXQA_ISA_NEON;
+  if (equals_nocase(v, "neon-dotprod")) return AMXQA_ISA_NEON_DOTPROD;
   if (bad) *bad = true;
   return AMXQA_ISA_AUTO;
 }
@@ -101,8 +120,10 @@ amxqa_status resolve_isa(amxqa_isa requested, amxqa_isa cap, amxqa_isa* out) {
     case AMXQA_ISA_AVX2:
     case AMXQA_ISA_AVX512:
     case AMXQA_ISA_AMX:
+    case AMXQA_ISA_NEON:
+    case AMXQA_ISA_NEON_DOTPROD:
       if (!isa_available(requested)) return AMXQA_ERR_UNSUPPORTED_ISA;
-      *out = (cap == AMXQA_ISA_AUTO || requested <= cap) ? requested : best_available(cap);
+      *out = cap_allows(cap, requested) ? requested : best_available(cap);
       return AMXQA_OK;
   }
   return AMXQA_ERR_INVALID_ARGUMENT;
@@ -157,6 +178,10 @@ extern "C" AMXQA_API amxqa_status amxqa_cpu_query(amxqa_cpu_info* out) {
   const AmxStatus& amx = amx_status();
   info->has_amx = amx.usable && f.avx512;
   std::snprintf(info->amx_reason, sizeof info->amx_reason, "%s", amx.reason);
+  const ArmStatus& arm = arm_status();
+  info->has_neon = arm.neon;
+  info->has_neon_dotprod = arm.dotprod;
+  std::snprintf(info->arm_reason, sizeof info->arm_reason, "%s", arm.reason);
   const amxqa_isa cap = max_isa_from_env(info->max_isa_env, sizeof info->max_isa_env, nullptr);
   resolve_isa(AMXQA_ISA_AUTO, cap, &info->best);
   copy_out(out, full);

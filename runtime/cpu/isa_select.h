@@ -11,7 +11,7 @@ namespace amxqa {
 // (AMX additionally needs amx_status().usable; AMX_EMULATED always runs).
 bool isa_available(amxqa_isa isa);
 
-// Reads AMXQA_MAX_ISA (amx|avx512|avx2|scalar, case-insensitive; "auto" or
+// Reads AMXQA_MAX_ISA (amx|avx512|avx2|neon-dotprod|neon|scalar, case-insensitive; "auto" or
 // unset: no cap). Copies the raw value, "" if unset, into seen[seen_cap]
 // when seen is non-null. Unknown values cap nothing and set *bad = true.
 amxqa_isa max_isa_from_env(char* seen, size_t seen_cap, bool* bad);

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include "kernels/attend_gemm_blocks.h"
+#include "kernels/attend_gemm_pack_x86.h"
 
 namespace amxqa {
 namespace {
@@ -25,6 +26,10 @@ struct Ymm {
   static Vec load(const float* p) { return _mm256_load_ps(p); }
   static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
   static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+  static void pack(bool trans_b, const float* B, size_t ldb, size_t k0, size_t kc, size_t c0,
+                   size_t nc, float* panel) {
+    pack_panel<2 * kWidth>(trans_b, B, ldb, k0, kc, c0, nc, panel);
+  }
   // One C row's two vectors: plain for a full panel (a masked store is
   // microcoded and slow on AMD cores), masked for the last one.
   struct Io {

@@ -21,14 +21,20 @@ void dequantize_scalar(const int32_t* acc, size_t n, float sx, const float* sw, 
 }
 
 const Steps kScalar = {row_scale, quantize_scalar, dequantize_scalar};
+#if defined(__x86_64__)
 const Steps kAvx512 = {row_scale_avx512, quantize_avx512, dequantize_avx512};
+#endif
 
 }  // namespace
 
 const Steps& steps_scalar() { return kScalar; }
 
 const Steps& steps() {
+#if defined(__x86_64__)
   static const Steps& chosen = isa_available(AMXQA_ISA_AVX512) ? kAvx512 : kScalar;
+#else
+  static const Steps& chosen = kScalar;  // AVX-512 steps are not in this build
+#endif
   return chosen;
 }
 

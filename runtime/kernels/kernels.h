@@ -1,7 +1,8 @@
 // kernels.h — the ISA-dispatched micro-kernels: every matrix product of the
 // runtime and of the trainer goes through one of these tables, so what the
 // trainer measures is what ships. One table per ISA (kernels_scalar.cpp is
-// the oracle; kernels_avx2.cpp, kernels_avx512.cpp, amx/kernels_amx.cpp).
+// the oracle; kernels_avx2.cpp, kernels_avx512.cpp, amx/kernels_amx.cpp on
+// x86-64, kernels_neon.cpp and kernels_dotprod.cpp on aarch64: NEON.md).
 // Kernel names say their ISA; each has a test (tests/runtime/test_kernels.cpp)
 // and a benchmark (bench/bench_kernels.cpp).
 #pragma once
@@ -128,5 +129,7 @@ const Kernels* kernels_avx2();    // nullptr if not compiled in
 const Kernels* kernels_avx512();  // nullptr if not compiled in
 const Kernels* kernels_amx();     // real tiles; nullptr if not compiled in
 const Kernels* kernels_amx_emulated();
+const Kernels* kernels_neon();          // aarch64 only (kernels_neon.cpp), else nullptr
+const Kernels* kernels_neon_dotprod();  // aarch64 only (kernels_dotprod.cpp), else nullptr
 
 }  // namespace amxqa

@@ -215,7 +215,7 @@ Effective effective_options(const amxqa_session_options* in) {
   static_assert(sizeof(amxqa_isa) == sizeof(uint32_t), "amxqa_isa is 32-bit");
   uint32_t raw_isa = 0;
   std::memcpy(&raw_isa, &in->isa, sizeof raw_isa);
-  e.isa_known = raw_isa <= AMXQA_ISA_AMX_EMULATED;
+  e.isa_known = raw_isa <= AMXQA_ISA_NEON_DOTPROD;
   if (e.isa_known) o.isa = static_cast<amxqa_isa>(raw_isa);
   o.extractive = in->extractive ? 1 : 0;
   o.use_vocab_mask = in->use_vocab_mask ? 1 : 0;

@@ -75,7 +75,8 @@ std::string resolve_model_path(const SessionArgs& args) {
 
 bool parse_isa(const std::string& name, amxqa_isa* isa) {
   static const amxqa_isa all[] = {AMXQA_ISA_AUTO, AMXQA_ISA_SCALAR, AMXQA_ISA_AVX2,
-                                  AMXQA_ISA_AVX512, AMXQA_ISA_AMX, AMXQA_ISA_AMX_EMULATED};
+                                  AMXQA_ISA_AVX512, AMXQA_ISA_AMX, AMXQA_ISA_AMX_EMULATED,
+                                  AMXQA_ISA_NEON, AMXQA_ISA_NEON_DOTPROD};
   for (amxqa_isa i : all) {
     if (name == amxqa_isa_name(i)) {
       *isa = i;
@@ -137,7 +138,7 @@ bool open_model(const char* cmd, const SessionArgs& args, amxqa::Model* model) {
 bool session_options(const char* cmd, const SessionArgs& args, amxqa_session_options* options) {
   *options = amxqa::default_options();
   if (args.isa && !parse_isa(*args.isa, &options->isa)) {
-    usage_error(cmd, "--isa must be one of auto, scalar, avx2, avx512, amx, amx-emulated");
+    usage_error(cmd, "--isa must be one of auto, scalar, avx2, avx512, amx, amx-emulated, neon, neon-dotprod");
     return false;
   }
   if (args.max_passage_tokens) options->max_passage_tokens = *args.max_passage_tokens;

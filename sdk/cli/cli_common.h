@@ -58,7 +58,7 @@ int parse_model_file_args(const char* cmd, int argc, char** argv, int first, con
 // $AMXQA_MODEL, the installed share/amxqa/default.amxqa, the checkout's model).
 std::string resolve_model_path(const SessionArgs& args);
 
-// "scalar", "avx2", "avx512", "amx", "amx-emulated" or "auto".
+// "scalar", "avx2", "avx512", "amx", "amx-emulated", "neon", "neon-dotprod" or "auto".
 bool parse_isa(const std::string& name, amxqa_isa* isa);
 
 // Whole file, or all of stdin for "-". Returns false with *error set.
@@ -70,7 +70,8 @@ bool open_model(const char* cmd, const SessionArgs& args, amxqa::Model* model);
 // Session options from the flags above and the threshold flags below; false
 // (printed) on a bad value.
 #define AMXQA_CLI_SESSION_HELP                                                                   \
-  "  --isa ISA               auto (default), scalar, avx2, avx512, amx, amx-emulated\n"         \
+  "  --isa ISA               auto (default), scalar, avx2, avx512, amx, amx-emulated, neon,\n"  \
+  "                          neon-dotprod\n"                                                    \
   "  --max-passage-tokens N  tokens a passage (or, with --windows, a window) may have (default 4096)\n" \
   "  --windows               answer a longer passage in overlapping windows (README \"Request fields\")\n" \
   "  --window-overlap N      tokens consecutive windows share (default 0)\n"                   \

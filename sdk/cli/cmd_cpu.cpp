@@ -12,8 +12,9 @@ namespace {
 const char kHelp[] =
     "usage: amxqa cpu\n\n"
     "Prints the CPU's vector and matrix features as libamxqa sees them (CPUID and\n"
-    "the OS's XSAVE state), the backend that --isa auto runs, and why; including\n"
-    "the AMX line (used, or the first check that failed). AMXQA_MAX_ISA caps it.\n";
+    "the OS's XSAVE state; on aarch64 the kernel's HWCAP), the backend that --isa\n"
+    "auto runs, and why; including the AMX line (used, or the first check that\n"
+    "failed) and on aarch64 the NEON/SDOT line. AMXQA_MAX_ISA caps it.\n";
 
 const char* yes_no(uint8_t v) { return v ? "yes" : "no"; }
 
@@ -28,7 +29,12 @@ std::string why(const amxqa_cpu_info& c) {
     case AMXQA_ISA_AVX2:
       return (c.has_avx512 ? std::string("AVX-512 is available") : std::string("no usable AVX-512")) +
              "; AVX2+FMA present" + cap;
+    case AMXQA_ISA_NEON_DOTPROD: return "NEON with the dot product (SDOT) present" + cap;
+    case AMXQA_ISA_NEON:
+      return (c.has_neon_dotprod ? std::string("SDOT is available") : std::string("no SDOT")) +
+             "; NEON present, int8 products on widening multiplies" + cap;
     case AMXQA_ISA_SCALAR:
+      if (c.has_neon) return "NEON is available; the portable reference kernels run" + cap;
       return (c.has_avx2_fma ? std::string("AVX2 is available") : std::string("no AVX2+FMA")) +
              "; the portable reference kernels run" + cap;
     default: return "unknown" + cap;
@@ -53,6 +59,11 @@ int cmd_cpu(int argc, char** argv, int first) {
   std::printf("avx512-vnni  %s\n", yes_no(c.has_avx512_vnni));
   std::printf("amx          %s\n", yes_no(c.has_amx));
   std::printf("%s\n", c.amx_reason[0] ? c.amx_reason : "AMX: (no reason reported)");
+  if (c.arm_reason[0]) {  // aarch64
+    std::printf("neon         %s\n", yes_no(c.has_neon));
+    std::printf("neon-dotprod %s\n", yes_no(c.has_neon_dotprod));
+    std::printf("%s\n", c.arm_reason);
+  }
   std::printf("AMXQA_MAX_ISA %s\n", c.max_isa_env[0] ? c.max_isa_env : "(unset)");
   std::printf("backend      %s: %s\n", amxqa_isa_name(c.best), why(c).c_str());
   return kExitOk;

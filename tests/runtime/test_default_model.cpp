@@ -153,6 +153,9 @@ std::vector<amxqa_isa> supported_isas() {
   if (cpu.has_avx2_fma && AMXQA_ISA_AVX2 <= cpu.best) isas.push_back(AMXQA_ISA_AVX2);
   if (cpu.has_avx512 && AMXQA_ISA_AVX512 <= cpu.best) isas.push_back(AMXQA_ISA_AVX512);
   if (cpu.has_amx && AMXQA_ISA_AMX <= cpu.best) isas.push_back(AMXQA_ISA_AMX);
+  const bool arm_best = cpu.best == AMXQA_ISA_NEON || cpu.best == AMXQA_ISA_NEON_DOTPROD;
+  if (cpu.has_neon && arm_best) isas.push_back(AMXQA_ISA_NEON);
+  if (cpu.has_neon_dotprod && cpu.best == AMXQA_ISA_NEON_DOTPROD) isas.push_back(AMXQA_ISA_NEON_DOTPROD);
   return isas;
 }
 

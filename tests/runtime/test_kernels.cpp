@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "amxqa.h"
+#if defined(__x86_64__)
 #include "kernels/canonical_bf16_avx512.h"
+#endif
 #include "kernels/canonical_i8_steps.h"
 #include "kernels/kernels.h"
 #include "kernels/training/sgemm_bf16.h"
@@ -38,6 +40,7 @@ struct Table {
   const Kernels* k;
 };
 
+#if defined(__x86_64__)
 // The AVX-512 table with bf16 prefill forced onto the zmm kernel, which the
 // table itself skips on cores whose zmm FMAs do not outrun ymm ones.
 void matmul_bf16_zmm(const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
@@ -54,10 +57,13 @@ const Kernels* avx512_zmm_table() {
   }();
   return &k;
 }
+#endif
 
-// The optimised tables this CPU can run (the dispatcher makes the same check).
+// The optimised tables this CPU can run (the dispatcher makes the same check;
+// on aarch64 it reads HWCAP, as the NEON tables' callers must).
 std::vector<Table> fast_tables() {
   std::vector<Table> t;
+#if defined(__x86_64__)
   if (kernels_avx2() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     t.push_back({"avx2", kernels_avx2()});
   if (kernels_avx512() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -65,6 +71,9 @@ std::vector<Table> fast_tables() {
     t.push_back({"avx512", kernels_avx512()});
     t.push_back({"avx512_zmm", avx512_zmm_table()});
   }
+#endif
+  if (const Kernels* k = kernels_for_isa(AMXQA_ISA_NEON)) t.push_back({"neon", k});
+  if (const Kernels* k = kernels_for_isa(AMXQA_ISA_NEON_DOTPROD)) t.push_back({"neon_dotprod", k});
   return t;
 }
 
@@ -967,5 +976,14 @@ TEST_SUITE("unit") {
     CHECK(std::string(kernels_scalar().name) == "scalar");
     if (kernels_avx2()) CHECK(std::string(kernels_avx2()->name) == "avx2_fma");
     if (kernels_avx512()) CHECK(std::string(kernels_avx512()->name) == "avx512");
+    if (kernels_neon()) CHECK(std::string(kernels_neon()->name) == "neon");
+    if (kernels_neon_dotprod()) CHECK(std::string(kernels_neon_dotprod()->name) == "neon_dotprod");
+#if defined(__aarch64__)
+    CHECK(kernels_neon() != nullptr);  // every aarch64 build has both Arm tables
+    CHECK(kernels_neon_dotprod() != nullptr);
+    CHECK(kernels_avx2() == nullptr);
+#else
+    CHECK(kernels_neon() == nullptr);
+#endif
   }
 }

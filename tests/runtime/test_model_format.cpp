@@ -385,7 +385,9 @@ TEST_SUITE("unit") {
     CHECK(std::string(amxqa_isa_name(AMXQA_ISA_AVX512)) == "avx512");
     CHECK(std::string(amxqa_isa_name(AMXQA_ISA_AMX)) == "amx");
     CHECK(std::string(amxqa_isa_name(AMXQA_ISA_AMX_EMULATED)) == "amx-emulated");
-    CHECK(std::string(amxqa_isa_name(static_cast<amxqa_isa>(7))) == "unknown");
+    CHECK(std::string(amxqa_isa_name(AMXQA_ISA_NEON)) == "neon");
+    CHECK(std::string(amxqa_isa_name(AMXQA_ISA_NEON_DOTPROD)) == "neon-dotprod");
+    CHECK(std::string(amxqa_isa_name(static_cast<amxqa_isa>(8))) == "unknown");
   }
 
   TEST_CASE("write_model refuses specs it cannot represent") {

@@ -10,7 +10,8 @@ from ._locate import library_candidates as _candidates
 MODEL_STORAGE_BYTES = 16384  # AMXQA_MODEL_STORAGE_BYTES
 ALIGNMENT = 64
 
-ISA_NAMES = ("auto", "scalar", "avx2", "avx512", "amx", "amx-emulated")  # amxqa_isa values 0..5
+ISA_NAMES = ("auto", "scalar", "avx2", "avx512", "amx", "amx-emulated", "neon",
+             "neon-dotprod")  # amxqa_isa values 0..7
 
 
 class _Sized(ctypes.Structure):
@@ -34,6 +35,9 @@ class CpuInfo(_Sized):
         ("best", ctypes.c_int),
         ("amx_reason", ctypes.c_char * 96),
         ("max_isa_env", ctypes.c_char * 16),
+        ("has_neon", ctypes.c_uint8),
+        ("has_neon_dotprod", ctypes.c_uint8),
+        ("arm_reason", ctypes.c_char * 96),
     ]
 
 

@@ -97,7 +97,8 @@ def cpu_info():
     _check(_library().amxqa_cpu_query(ctypes.byref(info)))
     d = _struct_dict(info)
     d["best"] = _isa_name(info.best)
-    for k in ("has_avx2_fma", "has_avx512", "has_avx512_bf16", "has_avx512_vnni", "has_amx"):
+    for k in ("has_avx2_fma", "has_avx512", "has_avx512_bf16", "has_avx512_vnni", "has_amx",
+              "has_neon", "has_neon_dotprod"):
         d[k] = bool(d[k])
     return d
 
