@@ -60,13 +60,16 @@ std::vector<Pair> pairs(size_t n, size_t max_words) {
   return out;
 }
 
-// Every backend this CPU runs, the scalar oracle first.
+// Every backend this CPU runs (x86-64 or aarch64), the scalar oracle first.
 std::vector<amxqa_isa> backends() {
-  std::vector<amxqa_isa> out = {AMXQA_ISA_SCALAR, AMXQA_ISA_AMX_EMULATED};
+  std::vector<amxqa_isa> out = {AMXQA_ISA_SCALAR, AMXQA_ISA_AMX_EMULATED};  // both portable
   amxqa_cpu_info cpu = amxqa_cpu_info_init();
   amxqa_cpu_query(&cpu);
-  for (amxqa_isa isa : {AMXQA_ISA_AVX2, AMXQA_ISA_AVX512, AMXQA_ISA_AMX})
-    if (isa <= cpu.best) out.push_back(isa);
+  if (cpu.has_avx2_fma) out.push_back(AMXQA_ISA_AVX2);
+  if (cpu.has_avx512) out.push_back(AMXQA_ISA_AVX512);
+  if (cpu.has_amx) out.push_back(AMXQA_ISA_AMX);
+  if (cpu.has_neon) out.push_back(AMXQA_ISA_NEON);
+  if (cpu.has_neon_dotprod) out.push_back(AMXQA_ISA_NEON_DOTPROD);
   return out;
 }
 
