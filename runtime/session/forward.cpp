@@ -108,10 +108,6 @@ struct RopeTable {
 
 }  // namespace
 
-// One query against n keys (ops::swa_attend's math). The scores are the
-// table's dot_rows (keys at any stride) and the softmax the table's: both in
-// the canonical order, so every ISA gets the same bits; the weighted sum of
-// values is a plain loop the compiler vectorises.
 void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
           size_t ldy) {
   if (m == 1)
@@ -120,6 +116,12 @@ void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, siz
     k.matmul(w, X, ldx, m, Y, ldy);
 }
 
+namespace {
+
+// One query against n keys (ops::swa_attend's math). The scores are the
+// table's dot_rows (keys at any stride) and the softmax the table's: both in
+// the canonical order, so every ISA gets the same bits; the weighted sum of
+// values is a plain loop the compiler vectorises.
 void attend_row(const Kernels& k, const float* q, const float* K, const float* V, size_t stride,
                 size_t n, size_t hd, float* probs, float* out) {
   for (size_t j = 0; j < n; ++j) probs[j] = 0.f;
@@ -134,8 +136,6 @@ void attend_row(const Kernels& k, const float* q, const float* K, const float* V
     for (size_t i = 0; i < hd; ++i) out[i] += p * v[i];
   }
 }
-
-namespace {
 
 // Softmax attention of the block's m queries of each head against the keys
 // of its KV head: ops::swa_block (two GEMMs over the union of the rows'

@@ -43,12 +43,6 @@ void final_norm_rows(const amxqa_session* s, uint32_t r0, uint32_t n, float* out
 void gemm(const Kernels& k, const WeightView& w, const float* X, size_t ldx, size_t m, float* Y,
           size_t ldy);
 
-// One softmax-attention query q (hd floats) against n keys K and values V
-// (rows at `stride`): out = softmax(q · K_j / sqrt(hd)) · V, probs n floats of
-// scratch. Canonical order on the session's table: every ISA, the same bits.
-void attend_row(const Kernels& k, const float* q, const float* K, const float* V, size_t stride,
-                size_t n, size_t hd, float* probs, float* out);
-
 // out[i] = logit of ids[i] from s->blk.xn (only the rows asked for).
 void readout_rows(amxqa_session* s, const uint32_t* ids, size_t n, float* out);
 

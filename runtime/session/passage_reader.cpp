@@ -29,19 +29,43 @@ size_t reader_floats(const amxqa_model& m, size_t n, bool& ovf) {
   return n * per_token + 2 * size_t(kPrefillRows) * r;  // + a block's Q and O
 }
 
+namespace {
+
+// reader_buf's parts, laid out for the session's passage capacity N (so the
+// RoPE rows, the same for every passage, are computed once, at init).
+struct ReaderBuf {
+  float *K, *V, *cs, *S, *Q, *O;
+};
+ReaderBuf reader_parts(const amxqa_session* s) {
+  const size_t N = s->opt_init.max_passage_tokens, hd = s->model->head_dim;
+  const size_t r = size_t(ops::kReaderHeads) * hd;
+  ReaderBuf b;
+  b.K = s->reader_buf;
+  b.V = b.K + N * r;
+  b.cs = b.V + N * r;
+  b.S = b.cs + N * hd;
+  b.Q = b.S + size_t(kScoreRows) * N;
+  b.O = b.Q + size_t(kPrefillRows) * r;
+  return b;
+}
+
+}  // namespace
+
+void reader_init(amxqa_session* s) {
+  if (!s->model->passage_reader) return;
+  ops::rope_table(0, s->opt_init.max_passage_tokens, s->model->head_dim, s->model->rope_theta,
+                  reader_parts(s).cs);
+}
+
 void read_passage(amxqa_session* s, uint32_t n) {
   const amxqa_model& m = *s->model;
   if (!m.passage_reader || n == 0) return;
   const Kernels& k = *s->kernels;
   const size_t d = s->dim.d, hd = m.head_dim, heads = ops::kReaderHeads, r = heads * hd;
-  float* K = s->reader_buf;
-  float* V = K + size_t(n) * r;
-  float* cs = V + size_t(n) * r;
-  float* S = cs + size_t(n) * hd;
-  float* Q = S + size_t(kScoreRows) * n;
-  float* O = Q + size_t(kPrefillRows) * r;
+  const ReaderBuf rb = reader_parts(s);
+  float *K = rb.K, *V = rb.V, *S = rb.S, *Q = rb.Q, *O = rb.O;
+  const float* cs = rb.cs;
   float* R = s->blk.tmp;  // kPrefillRows × d, free once the prefill is done
-  ops::rope_table(0, n, hd, m.rope_theta, cs);
   for (uint32_t i0 = 0; i0 < n; i0 += kPrefillRows) {
     const uint32_t rows = n - i0 < kPrefillRows ? n - i0 : kPrefillRows;
     const float* U = s->pass_u + size_t(i0) * d;

@@ -88,7 +88,8 @@ struct amxqa_session {
   float* na_pool;         // max_passage_tokens + 2 × d: the pool weights p, then u and W u
   // Passage-reader models only (MODEL.md "Passage reader"), else null:
   // max_passage_tokens × (2r + head_dim + 16) + 2 · kPrefillRows · r: K, V,
-  // RoPE rows, 16 queries' scores, then a block's Q and O (passage_reader.cpp).
+  // RoPE rows (filled at init), 16 queries' scores, then a block's Q and O
+  // (passage_reader.cpp).
   float* reader_buf;
   uint32_t* allowed;      // max_passage_tokens + 2 ids allowed at this step
   uint32_t* q_ids;        // max_question_tokens

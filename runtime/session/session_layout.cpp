@@ -345,6 +345,7 @@ AMXQA_API amxqa_status amxqa_session_init(const amxqa_model* model,
   s->isa = isa;
   s->threshold_init = o.override_threshold ? o.no_answer_threshold : model->no_answer_threshold;
   s->no_answer_threshold = s->threshold_init;
+  reader_init(s);  // MODEL.md "Passage reader": its RoPE rows, once
   // The de-duplication bitmap must start (and always be left) all clear.
   std::memset(s->seen, 0, (size_t(s->dim.V) + 7) / 8);
   s->n_sep = static_cast<uint32_t>(
