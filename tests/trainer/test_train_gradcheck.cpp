@@ -82,24 +82,6 @@ void scale_up(TrainModel& m, uint64_t seed) {
   }
 }
 
-// A part that starts at zero (`p`, the no-answer head's W or the passage
-// reader's wo) adds nothing at its init: m's loss is the plain model m0's, bit
-// for bit. Then p is filled with uniform values in ±scale/2 (from `seed`),
-// and the loss must move: the part is live for the gradcheck that follows.
-void zero_init_then_live(TrainModel& m, TrainModel& m0, const Doc& d, const LossOptions& opt, Param& p,
-                         uint64_t seed, float scale) {
-  for (float x : p.w) REQUIRE(x == 0.f);
-  const double zero_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
-  CHECK(zero_loss == m0.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum);
-  uint64_t s = seed;
-  for (float& x : p.w) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    x = (static_cast<float>((s >> 40) & 0xFFFF) / 65536.f - 0.5f) * scale;
-  }
-  const double live_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
-  CHECK(std::fabs(live_loss - zero_loss) > 1e-3);
-}
-
 struct Eval {
   double J;
   std::vector<uint64_t> counts;
@@ -178,6 +160,34 @@ double check_coord(TrainModel& m, const Doc& d, const LossOptions& opt, Param& p
 
 // Abstention as the target of row 8 (the ANS row of the pointer documents
 // below): ABSTAIN then EOT, rows 8 and 9 predicted.
+// A part of m that starts at zero (tensor `part`: the no-answer head's W or
+// the passage reader's wo; m0, the plain model, has no tensor `absent`) adds
+// nothing at its init: m's loss is m0's, bit for bit. Then the part is filled
+// with uniform values in ±scale/2 (from `seed`), the loss must move (the part
+// is live), and every tensor is gradchecked. Returns the part, with m's
+// gradients of the document computed for the caller's own coordinates.
+Param& zero_init_part_gradcheck(TrainModel& m, TrainModel& m0, const Doc& d, const LossOptions& opt,
+                                const char* part, const char* absent, uint64_t seed, float scale) {
+  Param* found = m.find(part);
+  REQUIRE(found != nullptr);
+  CHECK(m0.find(absent) == nullptr);
+  Param& p = *found;
+  for (float x : p.w) REQUIRE(x == 0.f);
+  const double zero_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
+  CHECK(zero_loss == m0.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum);
+  uint64_t s = seed;
+  for (float& x : p.w) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x = (static_cast<float>((s >> 40) & 0xFFFF) / 65536.f - 0.5f) * scale;
+  }
+  const double live_loss = m.evaluate(d.tokens.data(), d.tokens.size(), d.mask.data(), opt).loss_sum;
+  CHECK(std::fabs(live_loss - zero_loss) > 1e-3);
+  CHECK(check_all(m, d, opt, 3) > 0);
+  m.zero_grad();
+  m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+  return p;
+}
+
 void abstain_target(Doc& d) {
   d.mask.assign(d.tokens.size(), 0);
   d.tokens[9] = kAbstain;
@@ -318,14 +328,8 @@ TEST_SUITE("unit") {
       TrainModel m(a, 31), m0(plain, 31);
       scale_up(m, 8);
       scale_up(m0, 8);
-      Param* W = m.find("no_answer_w");
-      REQUIRE(W != nullptr);
-      CHECK(m0.find("no_answer_w") == nullptr);
-      zero_init_then_live(m, m0, d, opt, *W, 77 + abstain, 1.5f);
       // Every tensor: final_norm and the layers reach the loss through h and U.
-      CHECK(check_all(m, d, opt, 3) > 0);
-      m.zero_grad();
-      m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+      Param* W = &zero_init_part_gradcheck(m, m0, d, opt, "no_answer_w", "no_answer_w", 77 + abstain, 1.5f);
       // More of W than a sample, and the final norm's gain (both h and every U_i).
       for (size_t i = 0; i < 6; ++i) check_coord(m, d, opt, *W, i * 41 % W->w.size());
       Param* fn = m.find("final_norm");
@@ -365,13 +369,7 @@ TEST_SUITE("unit") {
       TrainModel m(a, 37), m0(plain, 37);
       scale_up(m, 9);
       scale_up(m0, 9);
-      Param* wo = m.find("reader_wo");
-      REQUIRE(wo != nullptr);
-      CHECK(m0.find("reader_wq") == nullptr);
-      zero_init_then_live(m, m0, d, opt, *wo, 91 + abstain, 0.5f);
-      CHECK(check_all(m, d, opt, 3) > 0);
-      m.zero_grad();
-      m.forward_backward(d.tokens.data(), d.tokens.size(), d.mask.data(), opt);
+      zero_init_part_gradcheck(m, m0, d, opt, "reader_wo", "reader_wq", 91 + abstain, 0.5f);
       // More of each reader tensor than the sample, and the final norm (keys and h).
       for (const char* name : {"reader_wq", "reader_wk", "reader_wv", "reader_wo"}) {
         Param* w = m.find(name);
