@@ -3,7 +3,10 @@
 // LLVMFuzzerInitialize). Input layout:
 //   byte 0  mode: bits 0-1 pick a session (default limits, small limits,
 //           free generation, scalar backend); bit 2 streams; bit 3 gives a
-//           tiny output buffer; bit 4 cancels the stream after one token
+//           tiny output buffer; bit 4 cancels the stream after one token;
+//           bit 5 answers on the micro model with every pointer feature
+//           (start/end pointers, no-answer head, passage reader) instead,
+//           in windows of at most 24 tokens
 //   byte 1  question length (clamped to what is left)
 //   rest    question bytes, then passage bytes
 // Every result must be a defined status, and an answer must be a span of the
@@ -24,9 +27,9 @@ struct Placed {
 };
 
 Placed g_sessions[4];
+Placed g_reader;  // mode bit 5
 
-Placed place(const amxqa_session_options& opt) {
-  const amxqa_model* model = amxqa::fuzz::micro_model();
+Placed place(const amxqa_session_options& opt, const amxqa_model* model = amxqa::fuzz::micro_model()) {
   Placed p;
   const size_t need = amxqa_session_size(model, &opt);
   AMXQA_FUZZ_CHECK(need > 0);
@@ -73,6 +76,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   scalar.use_vocab_mask = 0;
   scalar.max_answer_tokens = 6;
   g_sessions[3] = place(scalar);
+  amxqa_session_options windows = o;
+  windows.max_passage_tokens = 24;
+  windows.windows = 1;
+  windows.window_overlap = 4;
+  g_reader = place(windows, amxqa::fuzz::micro_reader_model());
   return 0;
 }
 
@@ -87,8 +95,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(q.get(), data + 2, qlen);
   std::memcpy(p.get(), data + 2 + qlen, plen);
 
-  amxqa_session* s = g_sessions[mode & 3].s;
-  const bool extractive = (mode & 3) != 2;
+  const bool reader = (mode & 32) != 0;
+  amxqa_session* s = reader ? g_reader.s : g_sessions[mode & 3].s;
+  const bool extractive = reader || (mode & 3) != 2;
   amxqa_answer_info info = amxqa_answer_info_init();
   amxqa_status st;
   if (mode & 4) {

@@ -7,6 +7,7 @@
 
 #include "format/model_writer.h"
 #include "format/random_model.h"
+#include "ops/ops.h"  // kReaderHeads
 
 namespace amxqa::fuzz {
 
@@ -78,6 +79,44 @@ ModelSpec micro_model_spec(DType dtype) {
   }
   spec.provenance.recipe = "fuzz-seed-micro";
   return spec;
+}
+
+ModelSpec micro_reader_spec(DType dtype) {
+  ModelSpec spec = micro_model_spec(dtype);
+  ArchConfig& a = spec.arch;
+  a.start_pointer = a.end_pointer = a.no_answer_head = a.passage_reader = true;
+  const uint32_t d = a.d_model, r = ops::kReaderHeads * a.head_dim;
+  uint64_t state = 13;
+  auto tensor = [&](const char* name, uint32_t rows, uint32_t cols, bool matrix) {
+    TensorSpec t;
+    t.name = name;
+    t.shape = {rows, cols};
+    if (matrix) {  // the model's dtype and layout, as the writer stores matrices
+      t.dtype = dtype;
+      if (dtype == DType::bf16) t.layout = Layout::vnni2;
+      if (dtype == DType::i8) t.layout = Layout::vnni4;
+    }
+    for (uint32_t i = 0; i < rows * cols; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      t.values.push_back(float(int64_t(state >> 40) - (int64_t(1) << 23)) / float(1 << 23) * 0.5f);
+    }
+    spec.tensors.push_back(std::move(t));
+  };
+  tensor("no_answer_w", d, d, false);
+  tensor("reader_wq", r, d, true);
+  tensor("reader_wk", r, d, true);
+  tensor("reader_wv", r, d, true);
+  tensor("reader_wo", d, r, true);
+  spec.provenance.recipe = "fuzz-seed-micro-reader";
+  return spec;
+}
+
+const amxqa_model* micro_reader_model() {
+  static const std::vector<uint8_t> bytes = write_model(micro_reader_spec(DType::bf16));
+  static AlignedCopy file_copy(bytes.data(), bytes.size());
+  static AlignedCopy storage_copy(AMXQA_MODEL_STORAGE_BYTES);
+  static const amxqa_model* model = open_or_abort(file_copy, storage_copy, "micro reader");
+  return model;
 }
 
 const amxqa_model* tiny_model() {

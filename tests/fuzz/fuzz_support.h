@@ -51,4 +51,11 @@ ModelSpec micro_model_spec(DType dtype);
 // micro_model_spec(f32), opened once per process like tiny_model().
 const amxqa_model* micro_model();
 
+// micro_model_spec(dtype) with every pointer feature on: the start and end
+// pointers, the no-answer head and the passage reader (schemas/MODEL.md),
+// their tensors filled like the others, so the pointer paths get fuzzed too.
+ModelSpec micro_reader_spec(DType dtype);
+// micro_reader_spec(bf16), opened once per process like tiny_model().
+const amxqa_model* micro_reader_model();
+
 }  // namespace amxqa::fuzz
