@@ -35,6 +35,12 @@ const amxqa_model* open_or_abort(const AlignedCopy& file, const AlignedCopy& sto
   return m;
 }
 
+// The micro models' weights: uniform in [-0.5, 0.5), from a 64-bit LCG.
+float next_weight(uint64_t& state) {
+  state = state * 6364136223846793005ull + 1442695040888963407ull;
+  return float(int64_t(state >> 40) - (int64_t(1) << 23)) / float(1 << 23) * 0.5f;
+}
+
 }  // namespace
 
 ModelSpec micro_model_spec(DType dtype) {
@@ -46,10 +52,7 @@ ModelSpec micro_model_spec(DType dtype) {
   a.moe_experts = 2, a.moe_top_k = 1, a.moe_d_ff = 16, a.moe_route_block = 4, a.moe_route_window = 4;
   const uint32_t d = a.d_model, H = a.n_heads, G = a.n_kv_heads, hd = a.head_dim, dk = a.lin_state;
   uint64_t state = 11;
-  auto value = [&state] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return float(int64_t(state >> 40) - (int64_t(1) << 23)) / float(1 << 23) * 0.5f;
-  };
+  auto value = [&state] { return next_weight(state); };
   for (TensorSpec& t : spec.tensors) {
     const std::string& n = t.name;
     const bool lin = n.rfind("l0.", 0) == 0;  // layer 0 is lin, layer 1 swa
@@ -96,10 +99,7 @@ ModelSpec micro_reader_spec(DType dtype) {
       if (dtype == DType::bf16) t.layout = Layout::vnni2;
       if (dtype == DType::i8) t.layout = Layout::vnni4;
     }
-    for (uint32_t i = 0; i < rows * cols; ++i) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      t.values.push_back(float(int64_t(state >> 40) - (int64_t(1) << 23)) / float(1 << 23) * 0.5f);
-    }
+    for (uint32_t i = 0; i < rows * cols; ++i) t.values.push_back(next_weight(state));
     spec.tensors.push_back(std::move(t));
   };
   tensor("no_answer_w", d, d, false);
