@@ -123,7 +123,7 @@ void key_backward(const ArchConfig& a, Param& fn, Work& im, size_t pb, size_t i,
 }
 
 // The passage reader's backward, after every key gradient is in im.pdu: the
-// reader takes dÛ to dU (im.pdu's rows, in place of nothing else), then each
+// reader takes dÛ (im.pdu) to dU (im.rdu), then each
 // key's final norm takes dU into dx.
 void finish_keys_backward(const ArchConfig& a, std::vector<Param>& P, Work& im, size_t pb,
                           size_t np, float* dx) {
