@@ -59,6 +59,15 @@ const Kernels* avx512_zmm_table() {
 }
 #endif
 
+// The tile operands' packers are AVX512-BF16 code; elsewhere they are absent.
+bool has_avx512bf16() {
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
 // The optimised tables this CPU can run (the dispatcher makes the same check;
 // on aarch64 it reads HWCAP, as the NEON tables' callers must).
 std::vector<Table> fast_tables() {
@@ -413,7 +422,7 @@ TEST_SUITE("unit") {
             // On tiles: the emulator (its packers need AVX512-BF16), and real
             // tiles where the CPU and OS allow them.
             for (TileProduct tiles : {tile_product_emulated(), tile_product_amx()}) {
-              if (!tiles || sh.k == 0 || !__builtin_cpu_supports("avx512bf16")) continue;
+              if (!tiles || sh.k == 0 || !has_avx512bf16()) continue;
               std::vector<float> C = fresh_c();
               REQUIRE(sgemm_bf16_tiles(tiles, ta, tb, sh.m, sh.n, sh.k, alpha, A.data(), lda,
                                        B.data(), ldb, beta, C.data(), ldc));
@@ -434,7 +443,7 @@ TEST_SUITE("unit") {
   }
 
   TEST_CASE("tile operands: pack_tile_a / pack_tile_b lay out op(A) and op(B) as the tiles read them") {
-    if (!__builtin_cpu_supports("avx512bf16")) return;  // the packers' instructions
+    if (!has_avx512bf16()) return;  // the packers' instructions
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-2.f, 2.f);
     const size_t sizes[][2] = {{1, 1}, {16, 32}, {17, 33}, {40, 7}, {5, 70}, {33, 64}};
