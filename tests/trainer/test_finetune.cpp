@@ -250,6 +250,29 @@ TEST_CASE("init.model imports f32, bf16 and int8 files, any layout, as the weigh
   }
 }
 
+TEST_CASE("init.after: a released model stands for round 1 too, a base model only for pretraining") {
+  TempDir dir;
+  const std::string path = dir.path + "/random.amxqa";
+  amxqa::write_file(path, amxqa::write_model(amxqa::make_random_model("tiny", 3, amxqa::DType::f32)));
+  for (const char* after : {"", "sft_stop", "pretrain", "sft_qa"}) {
+    CAPTURE(after);
+    amxqa::train::Recipe recipe = amxqa::train::Recipe::parse("", "import-test");
+    amxqa::train::set_recipe_arch(recipe, path);
+    recipe.set("init.model", path);
+    if (*after) recipe.set("init.after", after);
+    const std::string out = dir.path + "/run-" + (*after ? after : "default");
+    auto ctx = amxqa::train::make_context(recipe, out, false);
+    if (std::string(after) == "sft_qa") {
+      CHECK_THROWS_WITH(amxqa::train::import_init_model(*ctx), doctest::Contains("init.after"));
+      continue;
+    }
+    amxqa::train::import_init_model(*ctx);
+    CHECK(std::ifstream(ctx->out("tokenizer.tok")).good());
+    CHECK(std::ifstream(ctx->out("pretrain.ckpt")).good());
+    CHECK(std::ifstream(ctx->out("sft_stop.ckpt")).good() == (std::string(after) != "pretrain"));
+  }
+}
+
 TEST_CASE("finetune --help documents every flag") {
   TempDir dir;
   const Run r = run_trainer(dir.path, {"finetune", "--help"});

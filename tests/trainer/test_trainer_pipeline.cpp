@@ -23,6 +23,7 @@
 #include "report/model_card.h"
 #include "report/metrics_plot.h"
 #include "stages/capi_model.h"
+#include "stages/cloze.h"
 #include "stages/run_context.h"
 #include "stages/sft_data.h"
 #include "stages/sft_prefetch.h"
@@ -615,6 +616,105 @@ TEST_CASE("unanswerable kinds: each makes a question its passage cannot answer")
   CHECK(parse_unanswerable_kinds(" negation\tantonym_swap ") == 0x18u);
   CHECK_THROWS(parse_unanswerable_kinds("negation typo"));
   CHECK_THROWS(parse_unanswerable_kinds(""));
+}
+
+TEST_CASE("cloze questions: a name, number or date of a sentence becomes the gap; twins the passage cannot answer") {
+  const std::string p =
+      "The Normans were a people in northern France. Their leader Rollo swore fealty to King Charles III of West "
+      "Francia in 911, and the duchy grew for a century. In 1066 the army of William crossed the sea to England and "
+      "won the battle at Hastings. Its castles were built of stone by masons from Caen in Normandy.";
+  auto whole_word = [](const std::string& t, const std::string& w) {
+    for (size_t at = t.find(w); at != std::string::npos; at = t.find(w, at + 1)) {
+      const bool l = at == 0 || !std::isalnum(static_cast<unsigned char>(t[at - 1]));
+      const bool r = at + w.size() >= t.size() || !std::isalnum(static_cast<unsigned char>(t[at + w.size()]));
+      if (l && r) return true;
+    }
+    return false;
+  };
+  ClozeMaker maker;
+  std::set<std::string> answers;
+  size_t swapped = 0, removed = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Rng rng(seed);
+    Cloze c;
+    REQUIRE(maker.question(p, rng, &c));
+    const std::string answer = p.substr(c.answer_begin, c.answer_end - c.answer_begin);
+    answers.insert(answer);
+    INFO(c.question << " -> " << answer);
+    CHECK(p.find(answer) == p.rfind(answer));  // the answer occurs once: its span is the only one
+    CHECK(c.sentence_begin <= c.answer_begin);
+    CHECK(c.answer_end <= c.sentence_end);
+    CHECK(!whole_word(c.question, answer));  // the gap is out of the question
+    CHECK(c.question.back() == '?');
+    const std::string wh = c.question.substr(0, c.question.find(' '));
+    CHECK((wh == "What" || wh == "Who" || wh == "When" || wh == "How"));
+    if (answer == "911" || answer == "1066") CHECK(wh == "When");
+    if (answer == "King Charles III of West Francia") CHECK(wh == "Who");
+    for (const std::string& e : c.question_entities) CHECK(whole_word(c.question, e));
+    ClozeTwin t;
+    if (!maker.twin(p, c, rng, &t)) continue;
+    if (t.passage == p) {
+      // One name or number swapped: the question changed, the answer still
+      // absent, and the new entity found elsewhere in the paragraph or absent.
+      CHECK(t.question != c.question);
+      CHECK(!whole_word(t.question, answer));
+      ++swapped;
+    } else {
+      CHECK(t.question == c.question);
+      CHECK(t.passage.find(answer) == std::string::npos);
+      CHECK(t.passage.size() < p.size());
+      ++removed;
+    }
+  }
+  CHECK(answers.count("King Charles III of West Francia") == 1);  // a run joined by "of"
+  CHECK(answers.count("911") == 1);
+  CHECK(answers.count("The Normans") == 0);  // a sentence's first word is capitalised as a start
+  CHECK(swapped > 0);
+  CHECK(removed == 0);  // every question here keeps a name or number to swap
+
+  // A question without one: its twin is the passage without the answer's sentence.
+  const std::string harbour =
+      "It was a quiet town on the coast. The harbour was built in 1820 by local workers for the fishing boats. "
+      "Boats still use it every day of the year. Most of them are small.";
+  {
+    Rng rng(5);
+    Cloze c;
+    REQUIRE(maker.question(harbour, rng, &c));
+    CHECK(harbour.substr(c.answer_begin, c.answer_end - c.answer_begin) == "1820");
+    CHECK(c.question.rfind("When ", 0) == 0);
+    CHECK(c.question_entities.empty());
+    ClozeTwin t;
+    REQUIRE(maker.twin(harbour, c, rng, &t));
+    CHECK(t.question == c.question);
+    CHECK(t.passage == "It was a quiet town on the coast. Boats still use it every day of the year. Most of them are small.");
+  }
+
+  // A paragraph with no name or number that occurs once gives no question.
+  Rng rng(1);
+  Cloze c;
+  CHECK(!maker.question("it was a day. then it was a night, and then it was a day again and more.", rng, &c));
+  CHECK(!maker.question("", rng, &c));
+
+  // In round 1: cloze questions in place of instructions, twins abstain, the
+  // set keeps its size; without cloze_frac the set is the instructions alone.
+  const TokenizerView& tok = test_tokenizer().view;
+  std::vector<std::string> paras(60, p);
+  SftSet s = build_stop_set(paras, tok, 40, 6, 4096, 3, ClozeMix{1.0, 0.5});
+  CHECK(s.train.size() == 40);
+  CHECK(s.val.size() == 6);
+  CHECK(s.cloze >= 46);  // and a twin past the last one kept, at most
+  CHECK(s.unanswerable > 4);
+  CHECK(s.unanswerable < 30);
+  for (const Example& ex : s.train) {
+    CHECK(ex.tokens.back() == kEot);
+    CHECK(ex.abstain == (ex.answer_begin == 0));
+  }
+  SftSet plain = build_stop_set(paras, tok, 40, 6, 4096, 3);
+  CHECK(plain.cloze == 0);
+  CHECK(plain.unanswerable == 0);
+  SftSet zero = build_stop_set(paras, tok, 40, 6, 4096, 3, ClozeMix{0.0, 0.5});
+  REQUIRE(zero.train.size() == plain.train.size());
+  for (size_t i = 0; i < plain.train.size(); ++i) CHECK(zero.train[i].tokens == plain.train[i].tokens);
 }
 
 TEST_CASE("tokenizer file round-trips and rejects garbage") {

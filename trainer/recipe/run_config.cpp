@@ -51,13 +51,17 @@ StageConfig read_stage(const Recipe& r, const std::string& s, const AdamWConfig&
   c.crop_frac = r.number(s + ".crop_frac", 0.0);
   c.real_unanswerable_frac = r.number(s + ".real_unanswerable_frac", 0.0);
   c.real_provenance = r.str(s + ".real_provenance", "");
+  c.cloze_frac = r.number(s + ".cloze_frac", 0.0);
+  c.cloze_twin_frac = r.number(s + ".cloze_twin_frac", 0.0);
+  c.line_paragraphs = r.boolean(s + ".line_paragraphs", false);
   const std::string compute = r.str(s + ".compute", r.str("optim.compute", "f32"));
   if (compute != "f32" && compute != "bf16")
     throw std::runtime_error(r.name() + ": " + s + ".compute must be f32 or bf16");
   c.bf16_compute = compute == "bf16";
   if (c.unanswerable_frac < 0 || c.unanswerable_frac > 1 || c.replay_frac < 0 || c.replay_frac > 1 ||
       c.crop_frac < 0 || c.crop_frac > 1 || c.hard_negative_frac < 0 || c.hard_negative_frac > 1 ||
-      c.real_unanswerable_frac < 0 || c.real_unanswerable_frac > 1)
+      c.real_unanswerable_frac < 0 || c.real_unanswerable_frac > 1 || c.cloze_frac < 0 || c.cloze_frac > 1 ||
+      c.cloze_twin_frac < 0 || c.cloze_twin_frac > 1)
     throw std::runtime_error(r.name() + ": " + s + " fractions must lie in [0, 1]");
   return c;
 }

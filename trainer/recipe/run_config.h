@@ -30,6 +30,9 @@ struct StageConfig {
                                         // human-written SQuAD 2.0 unanswerable questions (squad.train
                                         // must be a v2.0 file), on their own paragraphs
   std::string real_provenance;      // space-separated provenance values kept ("" = all)
+  double cloze_frac = 0.0;          // sft_stop: share of paragraphs asked a cloze question (stages/cloze.h)
+  double cloze_twin_frac = 0.0;     // sft_stop: share of cloze questions followed by their unanswerable twin
+  bool line_paragraphs = false;     // sft_stop: each line of the data files is a paragraph (Wikipedia's layout)
   bool bf16_compute = false;        // compute = bf16: GEMM operands rounded to bf16 (set_bf16_compute)
 };
 

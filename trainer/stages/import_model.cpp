@@ -123,9 +123,15 @@ std::vector<uint8_t> read_verified_model(const std::string& path) {
 void import_init_model(RunContext& ctx) {
   const std::string path = ctx.recipe.path("init.model");
   if (path.empty()) return;
+  // init.after: the stages the model stands for. "sft_stop" (a released QA
+  // model: the run goes on with round 2) or "pretrain" (a base: round 1 runs).
+  const std::string after = ctx.recipe.str("init.after", "sft_stop");
+  if (after != "sft_stop" && after != "pretrain")
+    throw std::runtime_error("init.after must be sft_stop or pretrain, not '" + after + "'");
+  const bool stop_too = after == "sft_stop";
   const std::string tok_out = ctx.out(kTokenizerFile), pre = ctx.out(stage_checkpoint("pretrain")),
                     stop = ctx.out(stage_checkpoint("sft_stop"));
-  if (file_exists(tok_out) && file_exists(pre) && file_exists(stop)) return;
+  if (file_exists(tok_out) && file_exists(pre) && (!stop_too || file_exists(stop))) return;
   const std::vector<uint8_t> bytes = read_verified_model(path);
   const fb::Model& m = *fb::GetModel(bytes.data());
   const ArchConfig& arch = ctx.cfg.arch;
@@ -151,9 +157,9 @@ void import_init_model(RunContext& ctx) {
   TrainState state;
   state.extra = "stage=init\ninit_model=" + path + "\n";
   save_checkpoint(pre, model, state);
-  save_checkpoint(stop, model, state);
-  std::fprintf(stderr, "[init] %s -> %s, %s, %s (%zu tensors)\n", path.c_str(), tok_out.c_str(), pre.c_str(),
-               stop.c_str(), model.params().size());
+  if (stop_too) save_checkpoint(stop, model, state);
+  std::fprintf(stderr, "[init] %s -> %s, %s%s%s (%zu tensors)\n", path.c_str(), tok_out.c_str(), pre.c_str(),
+               stop_too ? ", " : "", stop_too ? stop.c_str() : "", model.params().size());
 }
 
 void set_recipe_arch(Recipe& recipe, const std::string& path) {

@@ -3,7 +3,8 @@
 // tokenizer becomes tokenizer.tok and its weights (f32, bf16 or int8 in any
 // layout, widened to f32 with fresh AdamW moments) become pretrain.ckpt and
 // sft_stop.ckpt, so `run` skips tokenizer, pretraining and round 1 and starts
-// at QA SFT. The recipe's [arch] must match the model's; token_seen is 1 for
+// at QA SFT; with `init.after = pretrain` (a base model, such as v4-base's)
+// only pretrain.ckpt, so round 1 runs too. The recipe's [arch] must match the model's; token_seen is 1 for
 // every id the model's vocabulary mask allows, so vocab-fix keeps that mask.
 #pragma once
 #include <cstdint>
@@ -14,8 +15,9 @@
 
 namespace amxqa::train {
 
-// No-op without init.model or when the three outputs exist; throws
-// std::runtime_error on an unreadable model or an arch mismatch.
+// No-op without init.model or when its outputs exist; throws
+// std::runtime_error on an unreadable model, an arch mismatch or an unknown
+// init.after.
 void import_init_model(RunContext& ctx);
 
 // Sets the recipe's [arch] keys to the model file's architecture, so a recipe

@@ -9,19 +9,33 @@ namespace amxqa::train {
 namespace {
 
 // Round 1's paragraphs, drawn from the pretraining corpus: `want` spread
-// over its files, each of 150-3000 bytes.
+// over its files, each of 150-3000 bytes. With sft_stop.line_paragraphs each
+// line of a blank-line-separated block is one (Wikipedia's file holds a
+// paragraph per line and an article per block).
 std::vector<std::string> stop_paragraphs(const RunContext& ctx, size_t want) {
   std::vector<std::string> out;
   const auto& files = ctx.cfg.data_files;
+  const bool lines = ctx.cfg.sft_stop.line_paragraphs;
   for (const auto& f : files) {
     size_t per_file = want / files.size() + 1, got = 0;
-    eval::for_each_paragraph(f, 64ull << 20, ctx.recipe.boolean("data.join_lines", true), [&](const std::string& p) {
+    auto take = [&](const std::string& p) {
       if (p.size() >= 150 && p.size() <= 3000) {
         out.push_back(p);
         ++got;
       }
       return got < per_file;
-    });
+    };
+    eval::for_each_paragraph(f, 64ull << 20, !lines && ctx.recipe.boolean("data.join_lines", true),
+                             [&](const std::string& block) {
+                               if (!lines) return take(block);
+                               for (size_t b = 0; b < block.size();) {
+                                 size_t e = block.find('\n', b);
+                                 if (e == std::string::npos) e = block.size();
+                                 if (!take(block.substr(b, e - b))) return false;
+                                 b = e + 1;
+                               }
+                               return true;
+                             });
   }
   return out;
 }
@@ -44,9 +58,11 @@ SftSet build_plain_set(const RunContext& ctx, const std::string& stage, const To
   const RunConfig& rc = ctx.cfg;
   const size_t max_tokens = static_cast<size_t>(ctx.recipe.integer(stage + ".max_tokens", rc.seq_len));
   if (stage == "sft_stop") {
-    const size_t n = rc.sft_stop.examples;
+    const StageConfig& c = rc.sft_stop;
+    const size_t n = c.examples;
     // 4 paragraphs per wanted example, so skips are covered.
-    return build_stop_set(stop_paragraphs(ctx, 4 * (n + 64)), tok, n, 64, max_tokens, rc.seed);
+    return build_stop_set(stop_paragraphs(ctx, 4 * (n + 64)), tok, n, 64, max_tokens, rc.seed,
+                          ClozeMix{c.cloze_frac, c.cloze_twin_frac});
   }
   if (stage == "sft_qa") {
     const StageConfig& c = rc.sft_qa;
@@ -73,7 +89,12 @@ SftSet build_round_set(const RunContext& ctx, const std::string& stage, const To
 }
 
 void check_round_set(const RunContext& ctx, const std::string& stage, const SftSet& set) {
-  if (stage == "sft_qa") {
+  if (stage == "sft_stop" && ctx.cfg.sft_stop.cloze_frac > 0) {
+    std::fprintf(stderr, "[sft_stop] cloze questions and twins %zu (of %zu); unanswerable twins in train %zu\n",
+                 set.cloze, set.train.size() + set.val.size(), set.unanswerable);
+    if (set.cloze == 0)
+      throw std::runtime_error("sft_stop.cloze_frac > 0, but no paragraph of the data files gave a cloze question");
+  } else if (stage == "sft_qa") {
     if (set.unanswerable > 0) {
       std::fprintf(stderr, "[sft_qa] unanswerable: real %zu;", set.real);
       for (int k = 0; k < kUnanswerableKinds; ++k)

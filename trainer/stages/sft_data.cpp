@@ -5,6 +5,7 @@
 #include <map>
 
 #include "data/rng.h"
+#include "stages/cloze.h"
 #include "stages/unanswerable.h"
 
 namespace amxqa::train {
@@ -64,15 +65,34 @@ std::vector<std::pair<size_t, size_t>> split_sentences(const std::string& t) {
 }
 
 SftSet build_stop_set(const std::vector<std::string>& paragraphs, const TokenizerView& tok, size_t n, size_t val,
-                      size_t max_tokens, uint64_t seed) {
+                      size_t max_tokens, uint64_t seed, const ClozeMix& cloze) {
   SftSet s;
   Rng rng(seed ^ 0x73746f70ull);  // "stop"
+  Rng cloze_rng(seed ^ 0x636c6f7a65ull);  // "cloze": its own stream, so the instructions keep theirs
+  ClozeMaker cloze_maker;
   std::vector<size_t> order(paragraphs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   shuffle(order, rng);
   const size_t want = n + val;
   for (size_t pi = 0; pi < order.size() && s.train.size() < want; ++pi) {
     const std::string& p = paragraphs[order[pi]];
+    Cloze c;
+    if (cloze.frac > 0 && cloze_rng.uniform() < cloze.frac && cloze_maker.question(p, cloze_rng, &c)) {
+      Example ex;
+      if (!build_span_example(tok, c.question, p, c.answer_begin, c.answer_end, max_tokens, &ex)) {
+        ++s.skipped;
+        continue;
+      }
+      s.train.push_back(std::move(ex));
+      ++s.cloze;
+      ClozeTwin t;
+      if (cloze.twin_frac > 0 && cloze_rng.uniform() < cloze.twin_frac && cloze_maker.twin(p, c, cloze_rng, &t) &&
+          build_abstain_example(tok, t.question, t.passage, max_tokens, &ex)) {
+        s.train.push_back(std::move(ex));
+        ++s.cloze;
+      }
+      continue;
+    }
     auto sents = split_sentences(p);
     auto words = words_of(p, 0, p.size());
     if (sents.size() < 2 || words.size() < 8) {
@@ -134,7 +154,9 @@ SftSet build_stop_set(const std::vector<std::string>& paragraphs, const Tokenize
     if (e > b && build_span_example(tok, instr, p, b, e, max_tokens, &ex)) s.train.push_back(std::move(ex));
     else ++s.skipped;
   }
+  if (s.train.size() > want) s.train.resize(want);  // a twin after the last wanted question
   take_val(s, val);
+  s.unanswerable = static_cast<size_t>(std::count_if(s.train.begin(), s.train.end(), [](const Example& x) { return x.abstain; }));
   return s;
 }
 

@@ -30,6 +30,7 @@ struct SftSet {
   std::vector<Example> train, val;
   size_t skipped = 0;      // not mappable or longer than max_tokens
   size_t unanswerable = 0; // abstention examples in train
+  size_t cloze = 0;        // cloze questions and their twins (build_stop_set), train and val
   size_t by_kind[kUnanswerableKinds] = {};   // of them, per UnanswerableKind (build_qa_set only)
   size_t real = 0;         // of them, human-written SQuAD 2.0 questions
 };
@@ -45,8 +46,17 @@ struct RealUnanswerableMix {
 // space and an upper-case letter or a digit).
 std::vector<std::pair<size_t, size_t>> split_sentences(const std::string& text);
 
+// Cloze questions in round 1 (model v4; stages/cloze.h): `frac` of the
+// paragraphs give a cloze question instead of an instruction (when they hold
+// one), and `twin_frac` of those questions are followed by their
+// unanswerable twin (target ABSTAIN). Both 0: the instructions alone, and
+// the same set as before the option existed.
+struct ClozeMix {
+  double frac = 0.0, twin_frac = 0.0;
+};
+
 SftSet build_stop_set(const std::vector<std::string>& paragraphs, const TokenizerView& tok, size_t n, size_t val,
-                      size_t max_tokens, uint64_t seed);
+                      size_t max_tokens, uint64_t seed, const ClozeMix& cloze = {});
 // crop_frac (ours): that share of the training passages is cropped to the
 // answer's sentence and 0–3 sentences on each side (drawn per example), so a
 // step of the same tokens holds more questions; validation is never cropped.

@@ -5,19 +5,10 @@
 
 #include "squad/squad_examples.h"
 #include "stages/sft_data.h"
+#include "stages/text_words.h"
 
 namespace amxqa::train {
 namespace {
-
-bool is_word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || (static_cast<unsigned char>(c) & 0x80);
-}
-
-bool is_number(const std::string& w) {
-  for (char c : w)
-    if (std::isdigit(static_cast<unsigned char>(c))) return true;
-  return false;
-}
 
 // A word worth swapping: a number (any digit) or a capitalised word of 3+
 // bytes; the question's first word is skipped (capitalised as a sentence start).
@@ -25,31 +16,6 @@ bool swappable(const std::string& w, bool first) {
   if (w.size() < 2) return false;
   if (is_number(w)) return true;
   return !first && w.size() >= 3 && std::isupper(static_cast<unsigned char>(w[0]));
-}
-
-// Word byte ranges [b, e) of `t`: maximal runs of letters, digits and UTF-8.
-std::vector<std::pair<size_t, size_t>> word_ranges(const std::string& t) {
-  std::vector<std::pair<size_t, size_t>> out;
-  for (size_t i = 0; i < t.size();) {
-    if (!is_word_char(t[i])) {
-      ++i;
-      continue;
-    }
-    size_t b = i;
-    while (i < t.size() && is_word_char(t[i])) ++i;
-    out.emplace_back(b, i);
-  }
-  return out;
-}
-
-// True if `w` occurs in `t` as a whole word.
-bool has_word(const std::string& t, const std::string& w) {
-  for (size_t pos = t.find(w); pos != std::string::npos; pos = t.find(w, pos + 1)) {
-    const bool left = pos == 0 || !is_word_char(t[pos - 1]);
-    const bool right = pos + w.size() >= t.size() || !is_word_char(t[pos + w.size()]);
-    if (left && right) return true;
-  }
-  return false;
 }
 
 // Lower-cased words of 4+ bytes: what a question and a paragraph share.
