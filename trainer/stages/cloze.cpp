@@ -131,12 +131,6 @@ std::string question_word(const std::string& p, const std::string& t, bool first
   return has_word(p, lower) ? lower : t;
 }
 
-size_t occurrences(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
-  return n;
-}
-
 // A year or a decade, or a number of at most 4 digits after a preposition of
 // time ("in 911", "since 1200"): the gap asks When.
 bool is_time(const std::string& t, const std::string& before) {
@@ -199,7 +193,7 @@ bool ClozeMaker::question(const std::string& p, Rng& rng, Cloze* out) {
     for (const auto& [i, j] : entity_runs(p, w)) {
       const std::string ans = p.substr(w[i].b, run_end(p, w[j]) - w[i].b);
       paragraph_entities_.push_back(ans);
-      if (ans.size() >= 2 && w.size() >= j - i + 1 + 2 * kMinSide && occurrences(p, ans) == 1)
+      if (ans.size() >= 2 && w.size() >= j - i + 1 + 2 * kMinSide && count_occurrences(p, ans) == 1)
         cands.push_back({s, i, j});
     }
   }

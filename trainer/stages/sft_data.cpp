@@ -6,6 +6,7 @@
 
 #include "data/rng.h"
 #include "stages/cloze.h"
+#include "stages/text_words.h"
 #include "stages/unanswerable.h"
 
 namespace amxqa::train {
@@ -26,12 +27,6 @@ std::vector<std::pair<size_t, size_t>> words_of(const std::string& t, size_t b, 
     if (w > s) out.emplace_back(s, w);
   }
   return out;
-}
-
-size_t count_occurrences(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
-  return n;
 }
 
 void take_val(SftSet& s, size_t val) {

@@ -37,4 +37,10 @@ bool has_word(const std::string& t, const std::string& w) {
   return false;
 }
 
+size_t count_occurrences(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
 }  // namespace amxqa::train

@@ -16,5 +16,7 @@ bool is_number(const std::string& w);
 std::vector<std::pair<size_t, size_t>> word_ranges(const std::string& t);
 // True if `w` occurs in `t` as a whole word (no word character on either side).
 bool has_word(const std::string& t, const std::string& w);
+// Occurrences of `needle` in `hay`, overlapping ones included.
+size_t count_occurrences(const std::string& hay, const std::string& needle);
 
 }  // namespace amxqa::train
