@@ -16,6 +16,7 @@
 //   - --help names every flag;
 //   - init.model's import reads f32, bf16 (vnni2) and int8 (vnni4, dequantised)
 //     files back to the weights they were written from.
+//   - a base model may gain question_match and start_pointer, never lose them.
 // A few seconds of one core in Release.
 #include <doctest/doctest.h>
 #include <stdlib.h>
@@ -270,6 +271,37 @@ TEST_CASE("init.after: a released model stands for round 1 too, a base model onl
     CHECK(std::ifstream(ctx->out("tokenizer.tok")).good());
     CHECK(std::ifstream(ctx->out("pretrain.ckpt")).good());
     CHECK(std::ifstream(ctx->out("sft_stop.ckpt")).good() == (std::string(after) != "pretrain"));
+  }
+}
+
+TEST_CASE("init.model: a base may gain question_match and start_pointer (no parameter), never lose them") {
+  TempDir dir;
+  const std::string base = dir.path + "/base.amxqa";  // the "tiny" preset has neither flag
+  amxqa::write_file(base, amxqa::write_model(amxqa::make_random_model("tiny", 3, amxqa::DType::f32)));
+  amxqa::train::Recipe recipe = amxqa::train::Recipe::parse("", "import-test");
+  amxqa::train::set_recipe_arch(recipe, base);
+  recipe.set("init.model", base);
+  recipe.set("init.after", "pretrain");
+  recipe.set("arch.question_match", "true");
+  recipe.set("arch.start_pointer", "true");
+  auto ctx = amxqa::train::make_context(recipe, dir.path + "/gain", false);
+  amxqa::train::import_init_model(*ctx);
+  CHECK(std::ifstream(ctx->out("pretrain.ckpt")).good());
+
+  // The other way: a model with a start pointer and question match into a recipe without them.
+  const std::string qa = dir.path + "/qa.amxqa";
+  amxqa::ModelSpec spec = amxqa::make_random_model("tiny", 3, amxqa::DType::f32);
+  spec.arch.question_match = spec.arch.start_pointer = true;
+  amxqa::write_file(qa, amxqa::write_model(spec));
+  for (const char* flag : {"question_match", "start_pointer"}) {
+    CAPTURE(flag);
+    amxqa::train::Recipe r = amxqa::train::Recipe::parse("", "import-test");
+    amxqa::train::set_recipe_arch(r, qa);
+    r.set("init.model", qa);
+    r.set(std::string("arch.") + flag, "false");
+    auto c = amxqa::train::make_context(r, dir.path + "/lose-" + flag, false);
+    const std::string want = std::string("arch.") + flag + " is set in the model but not in the recipe";
+    CHECK_THROWS_WITH(amxqa::train::import_init_model(*c), doctest::Contains(want.c_str()));
   }
 }
 

@@ -38,8 +38,16 @@ void check_arch(const fb::Arch& a, const ArchConfig& c, const std::string& path)
   same("d_ff", a.d_ff(), c.d_ff);
   same("moe_experts", a.moe_experts(), c.moe_experts);
   same("vocab_size", a.vocab_size(), c.vocab_size);
-  same("question_match", a.question_match(), c.question_match);
-  same("start_pointer", a.start_pointer(), c.start_pointer);
+  // question_match and start_pointer add no parameter either (MODEL.md: the
+  // PAD row, the passage states), so a model trained without them, such as a
+  // pretrained base (recipe qa-v4), may learn them from where it stands. They
+  // are never dropped: the model's answers read them.
+  auto added_only = [&](const char* what, bool model, bool recipe) {
+    if (model && !recipe)
+      throw std::runtime_error("init.model " + path + ": arch." + what + " is set in the model but not in the recipe");
+  };
+  added_only("question_match", a.question_match(), c.question_match);
+  added_only("start_pointer", a.start_pointer(), c.start_pointer);
   // end_pointer and question_reread may differ: they add no parameter, so a
   // model trained without one can learn it from where it stands (recipes
   // qa-v2.2, qa-v3-reread). no_answer_head may be added (its tensor starts at

@@ -4,8 +4,12 @@
 // layout, widened to f32 with fresh AdamW moments) become pretrain.ckpt and
 // sft_stop.ckpt, so `run` skips tokenizer, pretraining and round 1 and starts
 // at QA SFT; with `init.after = pretrain` (a base model, such as v4-base's)
-// only pretrain.ckpt, so round 1 runs too. The recipe's [arch] must match the model's; token_seen is 1 for
-// every id the model's vocabulary mask allows, so vocab-fix keeps that mask.
+// only pretrain.ckpt, so round 1 runs too. The recipe's [arch] must match the
+// model's, except for the flags that add no parameter or a tensor that starts
+// at zero: question_match, start_pointer, no_answer_head and passage_reader
+// may be added, never dropped; end_pointer and question_reread may differ.
+// token_seen is 1 for every id the model's vocabulary mask allows, so
+// vocab-fix keeps that mask.
 #pragma once
 #include <cstdint>
 #include <string>
