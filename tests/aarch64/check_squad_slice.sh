@@ -3,8 +3,8 @@
 # questions of dev-v1.1-open, for both shipped models, on x86-64 (scalar,
 # avx2, avx512 where this CPU has them) and under qemu-aarch64 (neon-dotprod,
 # neon, scalar); every predictions file must be byte-identical to x86's
-# scalar one. CI runs a slice; the whole split (4,557 questions) is the same
-# command with LIMIT_I8=0 LIMIT_BF16=0 (sdk/cmake/README.md).
+# scalar one. CI runs a slice (LIMIT_I8=0 LIMIT_BF16=0: every question, in
+# one sitting); the whole split in resumable chunks is check_squad_whole.sh.
 #   tests/aarch64/check_squad_slice.sh [X86_BUILD] [ARM_BUILD] [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
