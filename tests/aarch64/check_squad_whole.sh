@@ -99,8 +99,13 @@ run_one() {
     "$x86/bin/amxqa" "${args[@]}" --data "$in" --isa "$x86_isa" --out "$ref.tmp" >/dev/null 2>"$ref.log" &&
       mv "$ref.tmp" "$ref"
   fi
-  QEMU_CPU=max qemu-aarch64 -L /usr/aarch64-linux-gnu "$arm/bin/amxqa" "${args[@]}" --data "$in" --isa "$isa" \
-    --out "$got" >/dev/null 2>"$got.log"
+  rm -f "$got"
+  if ! QEMU_CPU=max qemu-aarch64 -L /usr/aarch64-linux-gnu "$arm/bin/amxqa" "${args[@]}" --data "$in" --isa "$isa" \
+    --out "$got" >/dev/null 2>"$got.log" || [[ ! -s $ref ]]; then
+    # Not a comparison (killed, or a build that cannot run): the ledger keeps only what was compared.
+    echo "FAILED $model $isa questions $((10#$first)) (log $got.log)" >&2
+    return 1
+  fi
   local result=same
   cmp -s "$ref" "$got" || result=DIFFER
   local n
