@@ -60,6 +60,7 @@ ModelSpec read_model(const uint8_t* data, size_t size) {
   c.end_pointer = a.end_pointer();
   c.no_answer_head = a.no_answer_head();
   c.question_reread = a.question_reread();
+  c.passage_reader = a.passage_reader();
 
   // The writer derives the pieces and the merge index from the merges.
   const fb::Tokenizer& t = *m.tokenizer();

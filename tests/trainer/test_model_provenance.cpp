@@ -141,7 +141,7 @@ TEST_CASE("read_model gives back every field: write_model(read_model(file)) is t
 TEST_SUITE("integration") {
 
 TEST_CASE("read_model on the shipped models: every field back, write_model gives the same file") {
-  for (const char* name : {"default.amxqa", "qa-v2.2-bf16.amxqa", "v4-base.amxqa"}) {
+  for (const char* name : {"default.amxqa", "qa-v2.2-bf16.amxqa", "v4-base.amxqa", "qa-v4-candidate.amxqa"}) {
     const std::string path = std::string(AMXQA_SOURCE_DIR) + "/sdk/models/" + name;
     INFO(path);
     REQUIRE(amxqa::Model::open_file(path).ok());
