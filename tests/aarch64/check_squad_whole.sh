@@ -123,11 +123,12 @@ export out x86 arm x86_isa ledger runtime_tree chunk
 
 todo=()
 for model in $models; do
+  blob=$(git rev-parse --short=8 "HEAD:sdk/models/$model.amxqa")
   for isa in $isas; do
     for ((first = 0; first < total; first += chunk)); do
       f=$(printf '%05d' "$first")
       n=$((total - first < chunk ? total - first : chunk))
-      if awk -F'\t' -v rt="$runtime_tree" -v m="$model@$(git rev-parse --short=8 "HEAD:sdk/models/$model.amxqa")" -v i="$isa" -v s="$first" -v n="$n" \
+      if awk -F'\t' -v rt="$runtime_tree" -v m="$model@$blob" -v i="$isa" -v s="$first" -v n="$n" \
         '$1 == rt && $2 == m && $3 == i && $4 == s && $5 == n && $7 == "same" { found = 1 } END { exit !found }' "$ledger"; then
         continue
       fi

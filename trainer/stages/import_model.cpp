@@ -38,27 +38,22 @@ void check_arch(const fb::Arch& a, const ArchConfig& c, const std::string& path)
   same("d_ff", a.d_ff(), c.d_ff);
   same("moe_experts", a.moe_experts(), c.moe_experts);
   same("vocab_size", a.vocab_size(), c.vocab_size);
-  // question_match and start_pointer add no parameter either (MODEL.md: the
-  // PAD row, the passage states), so a model trained without them, such as a
-  // pretrained base (recipe qa-v4), may learn them from where it stands. They
-  // are never dropped: the model's answers read them.
-  auto added_only = [&](const char* what, bool model, bool recipe) {
+  // Flags a recipe may add to a model trained without them, never drop (the
+  // model's answers read them): question_match and start_pointer add no
+  // parameter (MODEL.md: the PAD row, the passage states), so a pretrained base
+  // (recipe qa-v4) learns them from where it stands; no_answer_head and
+  // passage_reader add tensors that start at zero (no_answer_w, reader_wo: the
+  // old decisions and keys). end_pointer and question_reread may differ either
+  // way: they add no parameter (recipes qa-v2.2, qa-v3-reread).
+  auto added_only = [&](const char* what, bool model, bool recipe, const char* dropped) {
     if (model && !recipe)
-      throw std::runtime_error("init.model " + path + ": arch." + what + " is set in the model but not in the recipe");
+      throw std::runtime_error("init.model " + path + ": arch." + what + " is set in the model but not in the recipe" +
+                               dropped);
   };
-  added_only("question_match", a.question_match(), c.question_match);
-  added_only("start_pointer", a.start_pointer(), c.start_pointer);
-  // end_pointer and question_reread may differ: they add no parameter, so a
-  // model trained without one can learn it from where it stands (recipes
-  // qa-v2.2, qa-v3-reread). no_answer_head may be added (its tensor starts at
-  // zero: the old decisions), never dropped.
-  if (a.no_answer_head() && !c.no_answer_head)
-    throw std::runtime_error("init.model " + path + ": arch.no_answer_head is set in the model but not in "
-                             "the recipe (its no_answer_w would be dropped)");
-  // passage_reader likewise: added (reader_wo starts at zero), never dropped.
-  if (a.passage_reader() && !c.passage_reader)
-    throw std::runtime_error("init.model " + path + ": arch.passage_reader is set in the model but not in "
-                             "the recipe (its reader_w* would be dropped)");
+  added_only("question_match", a.question_match(), c.question_match, "");
+  added_only("start_pointer", a.start_pointer(), c.start_pointer, "");
+  added_only("no_answer_head", a.no_answer_head(), c.no_answer_head, " (its no_answer_w would be dropped)");
+  added_only("passage_reader", a.passage_reader(), c.passage_reader, " (its reader_w* would be dropped)");
   for (uint32_t l = 0; l < c.n_layers; ++l)
     same(("layer_kinds[" + std::to_string(l) + "]").c_str(),
          a.layer_kinds() && l < a.layer_kinds()->size() ? static_cast<uint64_t>(a.layer_kinds()->Get(l)) : 255, c.layer_kinds[l]);
