@@ -305,6 +305,55 @@ TEST_CASE("init.model: a base may gain question_match and start_pointer (no para
   }
 }
 
+TEST_CASE("init.final_norm_rms rescales the final norm's gain, and only it; 0 keeps it; out of range is refused") {
+  TempDir dir;
+  const std::string path = dir.path + "/base.amxqa";
+  const amxqa::ModelSpec spec = amxqa::make_random_model("tiny", 3, amxqa::DType::f32);
+  amxqa::write_file(path, amxqa::write_model(spec));
+  auto import = [&](const char* rms, const std::string& out, amxqa::train::TrainModel* model) {
+    amxqa::train::Recipe recipe = amxqa::train::Recipe::parse("", "import-test");
+    amxqa::train::set_recipe_arch(recipe, path);
+    recipe.set("init.model", path);
+    recipe.set("init.after", "pretrain");
+    if (*rms) recipe.set("init.final_norm_rms", rms);
+    auto ctx = amxqa::train::make_context(recipe, dir.path + "/" + out, false);
+    amxqa::train::import_init_model(*ctx);
+    amxqa::train::TrainState state;
+    REQUIRE(amxqa::train::load_checkpoint(ctx->out("pretrain.ckpt"), *model, state));
+  };
+  amxqa::train::Recipe arch_only = amxqa::train::Recipe::parse("", "import-test");
+  amxqa::train::set_recipe_arch(arch_only, path);
+  auto arch_ctx = amxqa::train::make_context(arch_only, dir.path + "/arch", false);
+  amxqa::train::TrainModel kept(arch_ctx->cfg.arch, 1), zero(arch_ctx->cfg.arch, 1), scaled(arch_ctx->cfg.arch, 1);
+  import("", "kept", &kept);
+  import("0", "zero", &zero);
+  import("0.5", "scaled", &scaled);
+  size_t seen = 0;
+  for (size_t k = 0; k < kept.params().size(); ++k) {
+    const amxqa::train::Param &a = kept.params()[k], &b = zero.params()[k], &c = scaled.params()[k];
+    CAPTURE(a.name);
+    CHECK(a.w == b.w);  // 0 is "keep"
+    if (a.name != "final_norm") {
+      CHECK(a.w == c.w);
+      continue;
+    }
+    ++seen;
+    double ss = 0, ratio = c.w[0] / a.w[0];
+    for (size_t i = 0; i < c.w.size(); ++i) {
+      ss += double(c.w[i]) * c.w[i];
+      CHECK(c.w[i] / a.w[i] == doctest::Approx(ratio).epsilon(1e-5));  // one scale, directions kept
+    }
+    CHECK(std::sqrt(ss / double(c.w.size())) == doctest::Approx(0.5).epsilon(1e-5));
+  }
+  CHECK(seen == 1);
+  amxqa::train::Recipe bad = amxqa::train::Recipe::parse("", "import-test");
+  amxqa::train::set_recipe_arch(bad, path);
+  bad.set("init.model", path);
+  bad.set("init.final_norm_rms", "-1");
+  auto bad_ctx = amxqa::train::make_context(bad, dir.path + "/bad", false);
+  CHECK_THROWS_WITH(amxqa::train::import_init_model(*bad_ctx), doctest::Contains("init.final_norm_rms must be in"));
+}
+
 TEST_CASE("finetune --help documents every flag") {
   TempDir dir;
   const Run r = run_trainer(dir.path, {"finetune", "--help"});
