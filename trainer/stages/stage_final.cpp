@@ -148,7 +148,8 @@ void stage_eval(RunContext& ctx) {
                    (c.arch.start_pointer ? ", start pointer" : "") +
                    (c.arch.end_pointer ? ", end pointer" : "") +
                    (c.arch.no_answer_head ? ", no-answer head" : "") +
-                   (c.arch.question_reread ? ", question re-read" : "");
+                   (c.arch.question_reread ? ", question re-read" : "") +
+                   (c.arch.passage_reader ? ", passage reader" : "");
   card.dtype = std::string(info.weight_dtype) + (info.weight_bits == 7 ? " (7-bit weights)" : "");
   card.params = info.param_count;
   card.active_params = info.active_param_count;
