@@ -132,6 +132,17 @@ void import_init_model(RunContext& ctx) {
   const std::string after = ctx.recipe.str("init.after", "sft_stop");
   if (after != "sft_stop" && after != "pretrain")
     throw std::runtime_error("init.after must be sft_stop or pretrain, not '" + after + "'");
+  // init.final_norm_rms (0: keep): rescale the final norm's gain to this RMS.
+  // A pretrained base's gain is large (v4-base: 2.74, against v2.2's 1.07),
+  // because its tied readout wants sharp logits; the start and end pointers'
+  // scores h . U multiply two final-normed states, so they start at the square
+  // of it (no-answer margins near -2,000), and QA SFT spends its first steps
+  // at clipped gradients bringing them back (qa-v4.recipe). One scale on one
+  // vector: the readout's choices are the same, only softer. Checked before
+  // the model is read, like init.after.
+  const double gain_rms = ctx.recipe.number("init.final_norm_rms", 0.0);
+  if (!(gain_rms >= 0 && gain_rms <= 100))
+    throw std::runtime_error("init.final_norm_rms must be in [0, 100] (0 keeps the model's gain)");
   const bool stop_too = after == "sft_stop";
   const std::string tok_out = ctx.out(kTokenizerFile), pre = ctx.out(stage_checkpoint("pretrain")),
                     stop = ctx.out(stage_checkpoint("sft_stop"));
@@ -155,26 +166,17 @@ void import_init_model(RunContext& ctx) {
     if (p.name.rfind("reader_w", 0) == 0 && !m.arch()->passage_reader()) continue;
     widen_into(m, p, path);
   }
-  // init.final_norm_rms (0: keep): rescale the final norm's gain to this RMS.
-  // A pretrained base's gain is large (v4-base: 2.74, against v2.2's 1.07),
-  // because its tied readout wants sharp logits; the start and end pointers'
-  // scores h . U multiply two final-normed states, so they start at the square
-  // of it (no-answer margins near -2,000), and QA SFT spends its first steps
-  // at clipped gradients bringing them back (qa-v4.recipe). One scale on one
-  // vector: the readout's choices are the same, only softer.
-  const double gain_rms = ctx.recipe.number("init.final_norm_rms", 0.0);
-  if (!(gain_rms >= 0 && gain_rms <= 100))
-    throw std::runtime_error("init.final_norm_rms must be in [0, 100] (0 keeps the model's gain)");
-  if (gain_rms > 0)
-    for (Param& p : model.params()) {
-      if (p.name != "final_norm") continue;
-      double ss = 0;
-      for (size_t i = 0; i < p.w.size(); ++i) ss += double(p.w[i]) * p.w[i];
-      const double rms = std::sqrt(ss / double(p.w.size()));
-      if (!(rms > 0)) throw std::runtime_error("init.model " + path + ": final_norm is all zero");
-      for (size_t i = 0; i < p.w.size(); ++i) p.w[i] = float(p.w[i] * (gain_rms / rms));
-      std::fprintf(stderr, "[init] final_norm gain RMS %.4f -> %.4f\n", rms, gain_rms);
-    }
+  if (gain_rms > 0) {
+    Param& gain = *model.find("final_norm");
+    double ss = 0;
+    for (const float w : gain.w) ss += double(w) * w;
+    const double rms = std::sqrt(ss / double(gain.w.size()));
+    if (!(rms > 0) || !std::isfinite(rms))
+      throw std::runtime_error("init.model " + path + ": final_norm's RMS is " + std::to_string(rms) +
+                               ", which init.final_norm_rms cannot rescale");
+    for (float& w : gain.w) w = float(w * (gain_rms / rms));
+    std::fprintf(stderr, "[init] final_norm gain RMS %.4f -> %.4f\n", rms, gain_rms);
+  }
   const auto* mask = m.vocab_mask();
   for (uint32_t i = 0; i < arch.vocab_size; ++i)
     model.token_seen()[i] = mask && i / 8 < mask->size() ? (mask->Get(i / 8) >> (i % 8)) & 1 : 1;
